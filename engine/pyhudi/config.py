@@ -1,0 +1,205 @@
+"""Typed Hudi options: every key pyhudi understands, with Apache Hudi's name and default.
+
+Options arrive as Hudi's Spark datasource options (`hoodie.*` strings) or as Hudi's SQL aliases
+(`primaryKey`, `preCombineField`, `type`). `WriteConfig.from_options` resolves aliases, applies defaults,
+checks values (a wrong value raises ConfigError naming the key) and warns about unknown `hoodie.*` keys,
+so a typo is visible instead of silently ignored.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from pyhudi.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ConfigProperty:
+    key: str
+    default: Any
+    parse: Callable[[str], Any] = str
+    choices: tuple[str, ...] | None = None
+    doc: str = ""
+
+
+def _bool(value: str) -> bool:
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+def _upper(value: str) -> str:
+    return str(value).strip().upper()
+
+
+_PROPERTIES: dict[str, ConfigProperty] = {}
+
+
+def _prop(key, default, parse=str, choices=None, doc="") -> ConfigProperty:
+    prop = ConfigProperty(key, default, parse, choices, doc)
+    _PROPERTIES[key] = prop
+    return prop
+
+
+# --- table identity -------------------------------------------------------------------------------------
+TABLE_NAME = _prop("hoodie.table.name", None, doc="Table name, stored in hoodie.properties.")
+DATABASE_NAME = _prop("hoodie.database.name", "default")
+TABLE_TYPE = _prop("hoodie.datasource.write.table.type", "COPY_ON_WRITE", _upper,
+                   ("COPY_ON_WRITE", "MERGE_ON_READ"))
+OPERATION = _prop("hoodie.datasource.write.operation", "upsert", lambda v: str(v).strip().lower(),
+                  ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
+                   "delete_partition"))
+RECORD_KEY = _prop("hoodie.datasource.write.recordkey.field", None)
+PARTITION_PATH = _prop("hoodie.datasource.write.partitionpath.field", "")
+PRECOMBINE = _prop("hoodie.datasource.write.precombine.field", None)
+KEYGEN_CLASS = _prop("hoodie.datasource.write.keygenerator.class", None)
+KEYGEN_TYPE = _prop("hoodie.datasource.write.keygenerator.type", None, _upper)
+HIVE_STYLE = _prop("hoodie.datasource.write.hive_style_partitioning", False, _bool)
+URL_ENCODE = _prop("hoodie.datasource.write.partitionpath.urlencode", False, _bool)
+DROP_PARTITION_COLUMNS = _prop("hoodie.datasource.write.drop.partition.columns", False, _bool)
+POPULATE_META_FIELDS = _prop("hoodie.populate.meta.fields", True, _bool)
+PAYLOAD_CLASS = _prop("hoodie.datasource.write.payload.class",
+                      "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload")
+COMBINE_BEFORE_INSERT = _prop("hoodie.combine.before.insert", False, _bool)
+COMBINE_BEFORE_UPSERT = _prop("hoodie.combine.before.upsert", True, _bool)
+COMBINE_BEFORE_DELETE = _prop("hoodie.combine.before.delete", True, _bool)
+METADATA_ENABLE = _prop("hoodie.metadata.enable", False, _bool,
+                        doc="pyhudi does not write the metadata table; true is accepted and ignored with a warning.")
+
+# --- file sizing ----------------------------------------------------------------------------------------
+MAX_FILE_SIZE = _prop("hoodie.parquet.max.file.size", 125829120, int)
+SMALL_FILE_LIMIT = _prop("hoodie.parquet.small.file.limit", 104857600, int)
+RECORD_SIZE_ESTIMATE = _prop("hoodie.copyonwrite.record.size.estimate", 1024, int)
+INSERT_SPLIT_SIZE = _prop("hoodie.copyonwrite.insert.split.size", 500000, int)
+AUTO_SPLIT_INSERTS = _prop("hoodie.copyonwrite.insert.auto.split", True, _bool)
+PARQUET_COMPRESSION = _prop("hoodie.parquet.compression.codec", "gzip", lambda v: str(v).strip().lower(),
+                            ("gzip", "snappy", "zstd", "uncompressed", "lz4", "brotli"))
+BULK_INSERT_SORT_MODE = _prop("hoodie.bulkinsert.sort.mode", "NONE", _upper,
+                              ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION_AND_SORT"))
+BULK_INSERT_PARALLELISM = _prop("hoodie.bulkinsert.shuffle.parallelism", 0, int)
+UPSERT_PARALLELISM = _prop("hoodie.upsert.shuffle.parallelism", 0, int)
+
+# --- index ----------------------------------------------------------------------------------------------
+INDEX_TYPE = _prop("hoodie.index.type", "SIMPLE", _upper,
+                   ("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET", "INMEMORY"))
+BLOOM_NUM_ENTRIES = _prop("hoodie.index.bloom.num_entries", 60000, int)
+BLOOM_FPP = _prop("hoodie.index.bloom.fpp", 0.000000001, float)
+BLOOM_FILTER_TYPE = _prop("hoodie.bloom.index.filter.type", "DYNAMIC_V0", _upper, ("SIMPLE", "DYNAMIC_V0"))
+BLOOM_DYNAMIC_MAX_ENTRIES = _prop("hoodie.bloom.index.filter.dynamic.max.entries", 100000, int)
+BLOOM_PRUNE_BY_RANGES = _prop("hoodie.bloom.index.prune.by.ranges", True, _bool)
+
+# --- read -----------------------------------------------------------------------------------------------
+QUERY_TYPE = _prop("hoodie.datasource.query.type", "snapshot", lambda v: str(v).strip().lower(),
+                   ("snapshot", "read_optimized", "incremental"))
+BEGIN_INSTANT = _prop("hoodie.datasource.read.begin.instanttime", None)
+END_INSTANT = _prop("hoodie.datasource.read.end.instanttime", None)
+AS_OF_INSTANT = _prop("as.of.instant", None)
+
+# --- services (declared so they are known; used by later layers) ----------------------------------------
+CLEAN_AUTOMATIC = _prop("hoodie.clean.automatic", True, _bool)
+CLEANER_POLICY = _prop("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS", _upper,
+                       ("KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS"))
+CLEANER_COMMITS_RETAINED = _prop("hoodie.cleaner.commits.retained", 10, int)
+CLEANER_FILE_VERSIONS_RETAINED = _prop("hoodie.cleaner.fileversions.retained", 3, int)
+CLEANER_HOURS_RETAINED = _prop("hoodie.cleaner.hours.retained", 24, int)
+KEEP_MIN_COMMITS = _prop("hoodie.keep.min.commits", 20, int)
+KEEP_MAX_COMMITS = _prop("hoodie.keep.max.commits", 30, int)
+COMPACT_INLINE = _prop("hoodie.compact.inline", False, _bool)
+COMPACT_MAX_DELTA_COMMITS = _prop("hoodie.compact.inline.max.delta.commits", 5, int)
+COMPACT_MAX_DELTA_SECONDS = _prop("hoodie.compact.inline.max.delta.seconds", 3600, int)
+COMPACT_TRIGGER = _prop("hoodie.compact.inline.trigger.strategy", "NUM_COMMITS", _upper,
+                        ("NUM_COMMITS", "TIME_ELAPSED", "NUM_AND_TIME", "NUM_OR_TIME"))
+LOG_BLOCK_FORMAT = _prop("hoodie.logfile.data.block.format", "parquet", lambda v: str(v).strip().lower(),
+                         ("parquet", "avro"))
+LOG_MAX_SIZE = _prop("hoodie.logfile.max.size", 1073741824, int)
+CONCURRENCY_MODE = _prop("hoodie.write.concurrency.mode", "single_writer", lambda v: str(v).strip().lower(),
+                         ("single_writer", "optimistic_concurrency_control"))
+
+# Keys Hudi defines that pyhudi accepts but has no behaviour for (no warning: they are legitimate Hudi keys).
+_ACCEPTED_WITHOUT_EFFECT = {
+    "hoodie.datasource.write.hive_style_partitioning",
+    "hoodie.archivelog.folder",
+    "hoodie.timeline.layout.version",
+    "hoodie.table.version",
+    "hoodie.datasource.write.reconcile.schema",
+    "hoodie.datasource.hive_sync.enable",
+    "hoodie.embed.timeline.server",
+    "hoodie.insert.shuffle.parallelism",
+    "hoodie.delete.shuffle.parallelism",
+    "hoodie.datasource.write.row.writer.enable",
+    "hoodie.schema.on.read.enable",
+    "hoodie.write.lock.provider",
+    "hoodie.cleaner.policy.failed.writes",
+}
+# Key-generator and other families validated by their own layer.
+_ACCEPTED_PREFIXES = ("hoodie.keygen.", "hoodie.write.lock.", "hoodie.datasource.hive_sync.",
+                      "hoodie.bucket.index.", "hoodie.compaction.", "hoodie.clustering.", "hoodie.table.")
+
+# Hudi's Spark SQL table-property aliases.
+SQL_ALIASES = {
+    "primarykey": RECORD_KEY.key,
+    "precombinefield": PRECOMBINE.key,
+    "precombinekey": PRECOMBINE.key,
+    "type": TABLE_TYPE.key,
+}
+_TABLE_TYPE_ALIASES = {"COW": "COPY_ON_WRITE", "MOR": "MERGE_ON_READ"}
+
+
+def normalize_options(options: Mapping[str, Any] | None) -> dict[str, str]:
+    """Resolve SQL aliases and stringify values; keys are kept as given except aliases."""
+    out: dict[str, str] = {}
+    for key, value in (options or {}).items():
+        if value is None:
+            continue
+        key = SQL_ALIASES.get(str(key).lower(), str(key))
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if key == TABLE_TYPE.key:
+            text = _TABLE_TYPE_ALIASES.get(text.strip().upper(), text)
+        out[key] = text
+    return out
+
+
+def known_key(key: str) -> bool:
+    return key in _PROPERTIES or key in _ACCEPTED_WITHOUT_EFFECT or key.startswith(_ACCEPTED_PREFIXES)
+
+
+class HoodieConfig:
+    """Resolved options: `config.get(PROPERTY)` returns the typed value or Hudi's default."""
+
+    def __init__(self, options: Mapping[str, Any] | None = None, *, warn_unknown: bool = True):
+        self.raw = normalize_options(options)
+        self._values: dict[str, Any] = {}
+        for key, text in self.raw.items():
+            prop = _PROPERTIES.get(key)
+            if prop is None:
+                if warn_unknown and key.startswith("hoodie.") and not known_key(key):
+                    warnings.warn(f"unknown Hudi option {key!r} is ignored; check its spelling against "
+                                  "https://hudi.apache.org/docs/configurations", stacklevel=3)
+                continue
+            self._values[key] = _parse(prop, text)
+
+    def get(self, prop: ConfigProperty) -> Any:
+        return self._values.get(prop.key, prop.default)
+
+    def is_set(self, prop: ConfigProperty) -> bool:
+        return prop.key in self._values
+
+    def string_options(self) -> dict[str, str]:
+        """The raw string options (for layers such as keygen that read their own keys)."""
+        return dict(self.raw)
+
+
+def _parse(prop: ConfigProperty, text: str) -> Any:
+    try:
+        value = prop.parse(text)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"option {prop.key}={text!r} is invalid ({exc}); "
+                          f"default is {prop.default!r}") from None
+    if prop.choices is not None and value not in prop.choices:
+        raise ConfigError(f"option {prop.key}={text!r} is not one of {', '.join(prop.choices)}")
+    return value

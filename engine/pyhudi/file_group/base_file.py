@@ -1,0 +1,93 @@
+"""Parquet base files as Hudi writes them: five `_hoodie_*` meta columns first, then the data columns, and a
+footer carrying the bloom filter of the file's record keys and its min/max record key (the bloom index reads
+these instead of the data). Runs in executors.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
+                                            BloomFilter)
+from pyhudi.storage import Storage
+
+META_COLUMNS = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+                "_hoodie_file_name"]
+AVRO_SCHEMA_KEY = "parquet.avro.schema"
+
+
+@dataclass(frozen=True)
+class BloomSettings:
+    filter_type: str = "DYNAMIC_V0"
+    num_entries: int = 60000
+    fpp: float = 1e-9
+    max_entries: int = 100000
+
+    def new_filter(self) -> BloomFilter:
+        return BloomFilter.create(self.filter_type, self.num_entries, self.fpp, self.max_entries)
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    path: str
+    num_rows: int
+    size: int
+    min_key: str | None
+    max_key: str | None
+
+
+def footer_metadata(keys: pa.Array, bloom: BloomSettings, avro_schema_json: str | None) -> dict[bytes, bytes]:
+    """Key-value footer entries Hudi readers and the bloom index look for."""
+    bloom_filter = bloom.new_filter()
+    bloom_filter.add_keys(keys)
+    meta = {FOOTER_BLOOM_KEY: bloom_filter.serialize(), FOOTER_TYPE_KEY: bloom_filter.type_code}
+    if len(keys):
+        bounds = pc.min_max(keys)
+        meta[FOOTER_MIN_KEY] = bounds["min"].as_py()
+        meta[FOOTER_MAX_KEY] = bounds["max"].as_py()
+    if avro_schema_json:
+        meta[AVRO_SCHEMA_KEY] = avro_schema_json
+    return {k.encode(): v.encode() for k, v in meta.items()}
+
+
+def write_base_file(storage: Storage, relative_path: str, records: pa.Table, bloom: BloomSettings,
+                    compression: str = "gzip", avro_schema_json: str | None = None) -> WrittenFile:
+    """Write `records` (meta columns + data, already in storage types) as one parquet base file."""
+    keys = records["_hoodie_record_key"].combine_chunks() if records.num_rows else pa.array([], pa.string())
+    metadata = footer_metadata(keys, bloom, avro_schema_json)
+    table = records.replace_schema_metadata(metadata)
+    parent = relative_path.rsplit("/", 1)[0] if "/" in relative_path else ""
+    storage.makedirs(parent)
+    with storage.fs.open_output_stream(storage.full(relative_path)) as sink:
+        pq.write_table(table, sink, compression=None if compression == "uncompressed" else compression,
+                       store_schema=False, coerce_timestamps="us", allow_truncated_timestamps=True,
+                       row_group_size=1 << 20)
+    size = storage.file_size(relative_path)
+    meta_str = {k.decode(): v.decode() for k, v in metadata.items()}
+    return WrittenFile(relative_path, records.num_rows, size, meta_str.get(FOOTER_MIN_KEY),
+                       meta_str.get(FOOTER_MAX_KEY))
+
+
+def read_footer(storage: Storage, relative_path: str) -> dict[str, str]:
+    """The key-value footer of a base file (bloom filter, key range, avro schema)."""
+    with storage.fs.open_input_file(storage.full(relative_path)) as source:
+        raw = pq.ParquetFile(source).metadata.metadata or {}
+    return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+def read_base_file(storage: Storage, relative_path: str, columns: list[str] | None = None) -> pa.Table:
+    with storage.fs.open_input_file(storage.full(relative_path)) as source:
+        return pq.read_table(source, columns=columns)
+
+
+def avro_schema_with_meta(avro_schema: dict) -> str:
+    """The writer schema with the five meta fields prepended, as Hudi stores in parquet.avro.schema."""
+    meta_fields = [{"name": name, "type": ["null", "string"], "doc": "", "default": None} for name in META_COLUMNS]
+    schema = dict(avro_schema)
+    schema["fields"] = meta_fields + [f for f in avro_schema["fields"] if f["name"] not in META_COLUMNS]
+    return json.dumps(schema)

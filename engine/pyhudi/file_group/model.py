@@ -1,0 +1,63 @@
+"""File groups and file slices: how Hudi versions the files of one record-key range.
+
+A file group (partition, fileId) holds the versions of one set of records. Each write that touches it opens a
+new file slice, keyed by its base instant: a base file, plus (merge-on-read) log files appended after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class BaseFile:
+    path: str            # relative to the table base path
+    file_id: str
+    write_token: str
+    instant_time: str
+    size: int
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class LogFile:
+    path: str
+    file_id: str
+    base_instant: str
+    version: int
+    write_token: str
+    size: int
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    def sort_key(self):
+        return (self.version, self.write_token)
+
+
+@dataclass
+class FileSlice:
+    partition_path: str
+    file_id: str
+    base_instant: str
+    base_file: BaseFile | None = None
+    log_files: list[LogFile] = field(default_factory=list)
+
+    @property
+    def total_size(self) -> int:
+        return (self.base_file.size if self.base_file else 0) + sum(log.size for log in self.log_files)
+
+
+@dataclass
+class FileGroup:
+    partition_path: str
+    file_id: str
+    slices: list[FileSlice] = field(default_factory=list)   # oldest first
+
+    @property
+    def latest_slice(self) -> FileSlice | None:
+        return self.slices[-1] if self.slices else None

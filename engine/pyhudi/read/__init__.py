@@ -1,0 +1,29 @@
+"""Queries on Hudi tables: snapshot, read_optimized, incremental and time travel (`as.of.instant`)."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from pyhudi.read.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  (public)
+
+
+def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFrame:
+    """A DataFrame over the table at `path`, read with Spark's native parquet scan (column pruning and filter
+    pushdown apply). Options are Hudi's read options: hoodie.datasource.query.type, as.of.instant, ..."""
+    plan = plan_scan(str(path), options)
+    return scan_dataframe(spark, plan)
+
+
+def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    spark_schema = from_arrow_schema(plan.schema)
+    uris = [plan.table.storage.uri(p) for p in plan.base_paths]
+    if not uris:
+        return spark.createDataFrame([], spark_schema)
+    df = spark.read.schema(spark_schema).parquet(*uris)
+    if plan.begin_exclusive is not None:
+        commit = F.col("_hoodie_commit_time")
+        df = df.filter((commit > F.lit(plan.begin_exclusive)) & (commit <= F.lit(plan.end_inclusive)))
+    return df

@@ -1,0 +1,84 @@
+"""The Spark Python data source `hudi`: `spark.read.format("hudi").options(...).load(path)`.
+
+Planning happens on the driver (one input partition per file slice); executors read their files with pyarrow
+and stream Arrow record batches back to Spark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+from pyhudi.errors import ConfigError
+
+
+@dataclass
+class SlicePartition(InputPartition):
+    base_uri: str
+    path: str
+    begin_exclusive: str | None
+    end_inclusive: str | None
+
+
+class HudiDataSource(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "hudi"
+
+    def _path(self) -> str:
+        path = self.options.get("path")
+        if not path:
+            raise ConfigError("spark.read.format('hudi').load(path): the table path is missing")
+        return path
+
+    def _options(self) -> dict:
+        return {k: v for k, v in self.options.items() if k != "path"}
+
+    def schema(self):
+        from pyspark.sql.pandas.types import from_arrow_schema
+        from pyhudi.read.plan import table_schema
+        from pyhudi.table import HudiTable
+        return from_arrow_schema(table_schema(HudiTable.load(self._path())))
+
+    def reader(self, schema):
+        return HudiReader(self._path(), self._options(), schema)
+
+
+class HudiReader(DataSourceReader):
+    def __init__(self, path: str, options: dict, schema):
+        self.path = path
+        self.options = options
+        self.schema = schema
+
+    def partitions(self):
+        from pyhudi.read.plan import plan_scan
+        plan = plan_scan(self.path, self.options)
+        base_uri = plan.table.storage.base_uri
+        parts = [SlicePartition(base_uri, p, plan.begin_exclusive, plan.end_inclusive) for p in plan.base_paths]
+        return parts or [SlicePartition(base_uri, "", None, None)]
+
+    def read(self, partition: SlicePartition):
+        from pyspark.sql.pandas.types import to_arrow_schema
+        from pyhudi.file_group.base_file import read_base_file
+        from pyhudi.storage import Storage
+
+        target = to_arrow_schema(self.schema, timezone="UTC", prefers_large_types=False)
+        if not partition.path:
+            return
+        table = read_base_file(Storage(partition.base_uri), partition.path)
+        if partition.begin_exclusive is not None:
+            commit = table["_hoodie_commit_time"]
+            keep = pc.and_(pc.greater(commit, partition.begin_exclusive),
+                           pc.less_equal(commit, partition.end_inclusive))
+            table = table.filter(keep)
+        columns = []
+        for fld in target:
+            if fld.name in table.column_names:
+                column = table[fld.name]
+                columns.append(column if column.type == fld.type else column.cast(fld.type))
+            else:
+                columns.append(pa.chunked_array([pa.nulls(table.num_rows, fld.type)], fld.type))
+        yield from pa.Table.from_arrays(columns, schema=target).to_batches()

@@ -1,0 +1,85 @@
+"""What a query reads: the files of a snapshot, a time-travel instant, or an incremental range.
+
+Both readers (Spark's native parquet scan in `pyhudi.read`, and the Python data source `hudi`) start from the
+same ScanPlan, so they return the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from pyhudi import config as C
+from pyhudi.errors import ConfigError, PyHudiError
+from pyhudi.file_group.base_file import META_COLUMNS
+from pyhudi.file_group.model import FileSlice
+from pyhudi.schema import avro_to_arrow
+from pyhudi.table import HudiTable
+from pyhudi.timeline import normalize_instant_argument
+
+
+@dataclass
+class ScanPlan:
+    table: HudiTable
+    schema: pa.Schema                       # meta columns + data columns (storage types)
+    slices: list[FileSlice] = field(default_factory=list)
+    begin_exclusive: str | None = None     # incremental: keep rows with begin < _hoodie_commit_time <= end
+    end_inclusive: str | None = None
+    base_only: bool = False                 # read_optimized
+
+    @property
+    def base_paths(self) -> list[str]:
+        return [s.base_file.path for s in self.slices if s.base_file is not None]
+
+
+def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
+    config = C.HoodieConfig(options or {})
+    table = HudiTable.load(path)
+    timeline = table.timeline()
+    query_type = config.get(C.QUERY_TYPE)
+    as_of = config.get(C.AS_OF_INSTANT)
+    as_of = normalize_instant_argument(as_of) if as_of else None
+    schema = table_schema(table, timeline)
+
+    if query_type == "incremental":
+        begin = config.get(C.BEGIN_INSTANT)
+        if not begin:
+            raise ConfigError(f"incremental query on {table.name} needs {C.BEGIN_INSTANT.key} "
+                              "(rows committed after it are returned; use '000' for all)")
+        begin = normalize_instant_argument(begin) if begin not in ("0", "000") else "000"
+        end = config.get(C.END_INSTANT)
+        end = normalize_instant_argument(end) if end else None
+        writes = [i for i in timeline.completed_writes() if i.time > begin and (end is None or i.time <= end)]
+        end = end or (writes[-1].time if writes else begin)
+        view = table.view(as_of=end, timeline=timeline)
+        touched = set()
+        for instant in writes:
+            for partition, stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).items():
+                touched.update((partition, s["fileId"]) for s in stats)
+        slices = [s for s in view.latest_slices() if (s.partition_path, s.file_id) in touched]
+        return ScanPlan(table, schema, slices, begin, end, base_only=False)
+
+    view = table.view(as_of=as_of, timeline=timeline)
+    slices = view.latest_slices()
+    base_only = query_type == "read_optimized"
+    if table.properties.is_mor and not base_only and any(s.log_files for s in slices):
+        raise PyHudiError(f"snapshot query of merge-on-read table {table.name} needs log-file merging, which "
+                          "pyhudi does not have yet; use hoodie.datasource.query.type=read_optimized")
+    return ScanPlan(table, schema, [s for s in slices if s.base_file is not None], None, None, base_only)
+
+
+def table_schema(table: HudiTable, timeline=None) -> pa.Schema:
+    """Meta columns + the latest writer schema (from the timeline or, for older tables, a base file)."""
+    avro = table.latest_avro_schema(timeline)
+    if avro is not None:
+        data = avro_to_arrow(avro)
+    else:
+        files = table.view(timeline=timeline).latest_base_files()
+        if not files:
+            raise PyHudiError(f"table {table.name} has no schema yet: write to it first")
+        from pyhudi.file_group.base_file import read_base_file
+        data = read_base_file(table.storage, files[0].path).schema
+    fields = [pa.field(c, pa.string()) for c in META_COLUMNS]
+    fields += [f for f in data if f.name not in META_COLUMNS]
+    return pa.schema(fields)

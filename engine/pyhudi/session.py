@@ -1,0 +1,45 @@
+"""Spark sessions with pyhudi activated."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from pyspark.sql import SparkSession
+
+
+def activate(spark: SparkSession) -> SparkSession:
+    """Register the `hudi` Python data source in a session the caller built."""
+    from pyhudi.read.datasource import HudiDataSource
+    spark.dataSource.register(HudiDataSource)
+    return spark
+
+
+def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name: str = "pyhudi",
+            hive: bool = True, **spark_conf) -> SparkSession:
+    """A local Spark session with pyhudi activated.
+
+    The Spark SQL warehouse and the embedded Derby metastore live in `warehouse_dir` (default: ./spark-warehouse),
+    so tables registered in the catalog survive between sessions. Extra Spark settings are passed as keyword
+    arguments with Spark's names, e.g. `session(**{"spark.sql.shuffle.partitions": "4"})`.
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    warehouse = os.path.abspath(warehouse_dir or "spark-warehouse")
+    os.makedirs(warehouse, exist_ok=True)
+    builder = (SparkSession.builder.master(master).appName(app_name)
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.shuffle.partitions", "8")
+               .config("spark.sql.warehouse.dir", warehouse)
+               .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse}")
+               .config("spark.hadoop.javax.jdo.option.ConnectionURL",
+                       f"jdbc:derby:;databaseName={warehouse}/metastore_db;create=true"))
+    for key, value in spark_conf.items():
+        builder = builder.config(key, value)
+    if hive:
+        builder = builder.enableHiveSupport()
+    return activate(builder.getOrCreate())

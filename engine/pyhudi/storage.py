@@ -1,0 +1,128 @@
+"""File I/O shared by the driver and the executors, on pyarrow filesystems.
+
+`Storage` is small and picklable (it holds only the base URI), so executors rebuild the filesystem themselves.
+Timeline files are published with `create_if_absent`, which is atomic on local disks (write a temporary file,
+then hard-link it to the final name: link fails if the name exists and never exposes a half-written file).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from functools import cached_property
+
+import pyarrow.fs as pafs
+
+
+@dataclass(frozen=True)
+class Storage:
+    """Access to one table's base path. `base_uri` may be a local path, file:// URI or an object-store URI."""
+
+    base_uri: str
+
+    @cached_property
+    def _resolved(self) -> tuple[pafs.FileSystem, str]:
+        uri = self.base_uri
+        if "://" not in uri:
+            uri = os.path.abspath(uri)
+        fs, path = pafs.FileSystem.from_uri(uri) if "://" in uri else (pafs.LocalFileSystem(), uri)
+        return fs, path.rstrip("/")
+
+    def __getstate__(self):
+        return {"base_uri": self.base_uri}
+
+    def __setstate__(self, state):
+        object.__setattr__(self, "base_uri", state["base_uri"])
+
+    @property
+    def fs(self) -> pafs.FileSystem:
+        return self._resolved[0]
+
+    @property
+    def base_path(self) -> str:
+        return self._resolved[1]
+
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self.fs, pafs.LocalFileSystem)
+
+    def full(self, relative: str) -> str:
+        """Absolute filesystem path of a path relative to the table base."""
+        return f"{self.base_path}/{relative}" if relative else self.base_path
+
+    def uri(self, relative: str = "") -> str:
+        """A URI Spark can read (file:// for local paths)."""
+        full = self.full(relative)
+        if self.is_local:
+            return "file://" + full
+        scheme = self.base_uri.split("://", 1)[0]
+        return f"{scheme}://{full}"
+
+    # --- reads ------------------------------------------------------------------------------------------
+    def exists(self, relative: str) -> bool:
+        return self.fs.get_file_info(self.full(relative)).type != pafs.FileType.NotFound
+
+    def read_bytes(self, relative: str) -> bytes:
+        with self.fs.open_input_stream(self.full(relative)) as stream:
+            return stream.read()
+
+    def read_text(self, relative: str) -> str:
+        return self.read_bytes(relative).decode("utf-8")
+
+    def list_files(self, relative: str, recursive: bool = False) -> list[pafs.FileInfo]:
+        """Files (not directories) under a folder; empty when the folder does not exist."""
+        selector = pafs.FileSelector(self.full(relative), allow_not_found=True, recursive=recursive)
+        return [info for info in self.fs.get_file_info(selector) if info.type == pafs.FileType.File]
+
+    def list_dirs(self, relative: str) -> list[str]:
+        selector = pafs.FileSelector(self.full(relative), allow_not_found=True)
+        return [info.base_name for info in self.fs.get_file_info(selector) if info.type == pafs.FileType.Directory]
+
+    def file_size(self, relative: str) -> int:
+        return self.fs.get_file_info(self.full(relative)).size
+
+    # --- writes -----------------------------------------------------------------------------------------
+    def makedirs(self, relative: str) -> None:
+        self.fs.create_dir(self.full(relative), recursive=True)
+
+    def write_bytes(self, relative: str, data: bytes) -> None:
+        parent = relative.rsplit("/", 1)[0] if "/" in relative else ""
+        self.makedirs(parent)
+        with self.fs.open_output_stream(self.full(relative)) as out:
+            out.write(data)
+
+    def create_if_absent(self, relative: str, data: bytes) -> bool:
+        """Publish a file only if no file of that name exists. Returns False when it already existed."""
+        if self.is_local:
+            final = self.full(relative)
+            os.makedirs(os.path.dirname(final), exist_ok=True)
+            temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{uuid.uuid4().hex}.tmp"
+            with open(temp, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            try:
+                os.link(temp, final)
+                return True
+            except FileExistsError:
+                return False
+            finally:
+                os.unlink(temp)
+        # Object stores: pyarrow has no conditional put; this check-then-write is racy between writers.
+        if self.exists(relative):
+            return False
+        self.write_bytes(relative, data)
+        return True
+
+    def delete_file(self, relative: str) -> None:
+        try:
+            self.fs.delete_file(self.full(relative))
+        except FileNotFoundError:
+            pass
+
+    def delete_dir(self, relative: str) -> None:
+        try:
+            self.fs.delete_dir(self.full(relative))
+        except FileNotFoundError:
+            pass

@@ -1,0 +1,248 @@
+"""The Hudi timeline (table version 6, timeline layout 1): instants as files in `.hoodie/`.
+
+An instant is (time, action, state). Its file name is `<time>.<action>[.<state suffix>]`, with one historical
+quirk: `commit` and `deltacommit` inflight files for `commit` are named `<time>.inflight`. A write moves its
+instant requested -> inflight -> completed; the completed file is published last and atomically, which is what
+makes a commit visible to readers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import Enum
+from functools import total_ordering
+from typing import Iterable
+
+from pyhudi.errors import TimelineError
+from pyhudi.storage import Storage
+
+METAFOLDER = ".hoodie"
+ARCHIVED_FOLDER = ".hoodie/archived"
+TEMP_FOLDER = ".hoodie/.temp"
+
+COMMIT = "commit"
+DELTA_COMMIT = "deltacommit"
+REPLACE_COMMIT = "replacecommit"
+CLEAN = "clean"
+ROLLBACK = "rollback"
+SAVEPOINT = "savepoint"
+COMPACTION = "compaction"
+RESTORE = "restore"
+INDEXING = "indexing"
+SCHEMA_COMMIT = "schemacommit"
+LOG_COMPACTION = "logcompaction"
+
+ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, CLEAN, ROLLBACK, SAVEPOINT, COMPACTION, RESTORE, INDEXING,
+           SCHEMA_COMMIT, LOG_COMPACTION)
+# Actions whose completion changes the data a reader sees.
+WRITE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)
+
+
+class State(Enum):
+    REQUESTED = "requested"
+    INFLIGHT = "inflight"
+    COMPLETED = "completed"
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Instant:
+    time: str
+    action: str
+    state: State = State.COMPLETED
+
+    @property
+    def file_name(self) -> str:
+        if self.state == State.COMPLETED:
+            # A completed compaction is a commit.
+            action = COMMIT if self.action == COMPACTION else self.action
+            return f"{self.time}.{action}"
+        if self.state == State.INFLIGHT:
+            if self.action == COMMIT:
+                return f"{self.time}.inflight"
+            return f"{self.time}.{self.action}.inflight"
+        return f"{self.time}.{self.action}.requested"
+
+    @property
+    def is_completed(self) -> bool:
+        return self.state == State.COMPLETED
+
+    def with_state(self, state: State) -> "Instant":
+        return Instant(self.time, self.action, state)
+
+    def _order(self):
+        return (self.time, _STATE_ORDER[self.state], self.action)
+
+    def __lt__(self, other: "Instant") -> bool:
+        return self._order() < other._order()
+
+    def __str__(self) -> str:
+        return f"[{self.time}__{self.action}__{self.state.name}]"
+
+
+_STATE_ORDER = {State.REQUESTED: 0, State.INFLIGHT: 1, State.COMPLETED: 2}
+
+
+def parse_instant_file_name(name: str) -> Instant | None:
+    """Instant for a timeline file name, or None for other files (hoodie.properties, folders, temp files)."""
+    parts = name.split(".")
+    if not parts[0].isdigit() or len(parts) < 2:
+        return None
+    time_part = parts[0]
+    if len(parts) == 2:
+        if parts[1] == "inflight":
+            return Instant(time_part, COMMIT, State.INFLIGHT)
+        if parts[1] in ACTIONS:
+            return Instant(time_part, parts[1], State.COMPLETED)
+        return None
+    if len(parts) == 3 and parts[1] in ACTIONS and parts[2] in ("requested", "inflight"):
+        return Instant(time_part, parts[1], State(parts[2]))
+    return None
+
+
+# --- instant times ------------------------------------------------------------------------------------------
+_clock_lock = threading.Lock()
+_last_instant = ["0"]
+
+
+def format_instant_time(moment: datetime) -> str:
+    return moment.strftime("%Y%m%d%H%M%S") + f"{moment.microsecond // 1000:03d}"
+
+
+def new_instant_time(after: str | None = None) -> str:
+    """A fresh instant time `yyyyMMddHHmmssSSS` (UTC), strictly greater than any this process produced and
+    than `after` (the latest instant on the timeline), even within one millisecond."""
+    with _clock_lock:
+        floor = max(_last_instant[0], after or "0")
+        while True:
+            candidate = format_instant_time(datetime.now(timezone.utc))
+            if candidate > floor:
+                _last_instant[0] = candidate
+                return candidate
+            time.sleep(0.001)
+
+
+def parse_instant_time(text: str) -> datetime:
+    return datetime.strptime(text[:17].ljust(17, "0"), "%Y%m%d%H%M%S%f").replace(tzinfo=timezone.utc)
+
+
+def normalize_instant_argument(value: str) -> str:
+    """Hudi accepts `yyyyMMddHHmmss[SSS]`, `yyyy-MM-dd HH:mm:ss[.SSS]` and `yyyy-MM-dd` for as.of.instant etc."""
+    text = str(value).strip()
+    if text.isdigit():
+        if len(text) in (14, 17):
+            return text
+        if len(text) < 14:
+            return text.ljust(17, "0")
+    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S",
+                "%Y-%m-%d"):
+        try:
+            return format_instant_time(datetime.strptime(text, fmt))
+        except ValueError:
+            continue
+    raise TimelineError(f"cannot read instant time {value!r}: use yyyyMMddHHmmssSSS, "
+                        "'yyyy-MM-dd HH:mm:ss.SSS' or 'yyyy-MM-dd'")
+
+
+# --- the timeline -----------------------------------------------------------------------------------------
+class Timeline:
+    """A snapshot of `.hoodie/`: every instant in its latest state, sorted by time."""
+
+    def __init__(self, storage: Storage, instants: Iterable[Instant]):
+        self.storage = storage
+        latest: dict[tuple[str, str], Instant] = {}
+        for instant in instants:
+            # A completed compaction appears as `<t>.commit` next to `<t>.compaction.requested/inflight`.
+            key = (instant.time, COMMIT if instant.action == COMPACTION and instant.is_completed else instant.action)
+            if key not in latest or _STATE_ORDER[instant.state] > _STATE_ORDER[latest[key].state]:
+                latest[key] = instant
+        merged: dict[str, Instant] = {}
+        for (time_part, action), instant in latest.items():
+            if action == COMPACTION and (time_part, COMMIT) in latest:
+                continue
+            merged[(time_part, action)] = instant
+        self.instants: list[Instant] = sorted(merged.values())
+
+    @classmethod
+    def load(cls, storage: Storage) -> "Timeline":
+        instants = []
+        for info in storage.list_files(METAFOLDER):
+            instant = parse_instant_file_name(info.base_name)
+            if instant is not None:
+                instants.append(instant)
+        return cls(storage, instants)
+
+    # --- filters ------------------------------------------------------------------------------------------
+    def completed(self, actions: Iterable[str] | None = None) -> list[Instant]:
+        wanted = set(actions) if actions else None
+        return [i for i in self.instants if i.is_completed and (wanted is None or i.action in wanted)]
+
+    def completed_writes(self) -> list[Instant]:
+        """Completed commits, delta commits and replace commits: the instants that define table data."""
+        return self.completed(WRITE_ACTIONS)
+
+    def pending(self, actions: Iterable[str] | None = None) -> list[Instant]:
+        wanted = set(actions) if actions else None
+        return [i for i in self.instants if not i.is_completed and (wanted is None or i.action in wanted)]
+
+    def latest_completed_write(self) -> Instant | None:
+        writes = self.completed_writes()
+        return writes[-1] if writes else None
+
+    def latest_time(self) -> str | None:
+        return self.instants[-1].time if self.instants else None
+
+    def is_completed_write(self, instant_time: str) -> bool:
+        return any(i.time == instant_time for i in self.completed_writes())
+
+    def find(self, instant_time: str) -> Instant | None:
+        for instant in self.instants:
+            if instant.time == instant_time:
+                return instant
+        return None
+
+    # --- metadata -----------------------------------------------------------------------------------------
+    def read_metadata(self, instant: Instant) -> dict:
+        """Commit metadata JSON of a completed write instant (empty dict for empty files)."""
+        text = self.storage.read_text(f"{METAFOLDER}/{instant.file_name}")
+        if not text.strip():
+            return {}
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            from pyhudi.errors import CorruptFileError
+            raise CorruptFileError(f"timeline file {METAFOLDER}/{instant.file_name} is not valid JSON ({exc}); "
+                                   "restore it from a backup or roll the instant back") from None
+
+
+# --- transitions (the writer's side) ----------------------------------------------------------------------
+def _publish(storage: Storage, instant: Instant, content: bytes) -> None:
+    if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content):
+        raise TimelineError(f"instant {instant} already exists in {storage.base_uri}/{METAFOLDER}; "
+                            "another writer used the same instant time")
+
+
+def create_requested(storage: Storage, instant_time: str, action: str, content: bytes = b"") -> Instant:
+    instant = Instant(instant_time, action, State.REQUESTED)
+    _publish(storage, instant, content)
+    return instant
+
+
+def transition_to_inflight(storage: Storage, requested: Instant, content: bytes = b"") -> Instant:
+    instant = requested.with_state(State.INFLIGHT)
+    _publish(storage, instant, content)
+    return instant
+
+
+def transition_to_completed(storage: Storage, inflight: Instant, metadata: dict) -> Instant:
+    instant = inflight.with_state(State.COMPLETED)
+    _publish(storage, instant, commit_metadata_bytes(metadata))
+    return instant
+
+
+def commit_metadata_bytes(metadata: dict) -> bytes:
+    return json.dumps(metadata, indent=2).encode("utf-8")

@@ -1,0 +1,484 @@
+"""WriteClient: one Hudi write (commit) from a Spark DataFrame.
+
+    start instant -> key records -> dedup -> tag (index) -> plan file groups -> Spark jobs -> commit
+
+The driver holds metadata only: the timeline, file listings, per-partition insert counts and one stat row per
+written file. Records move between executors (mapInArrow, a shuffle, applyInArrow). The completed instant is
+published last; any failure before it removes the files this instant's markers name and its pending instant.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import shutil
+import warnings
+from dataclasses import dataclass
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.window import Window
+
+from pyhudi import config as C
+from pyhudi import errors
+from pyhudi.errors import ConfigError, RecordKeyError, SchemaError
+from pyhudi.file_group.base_file import META_COLUMNS, BloomSettings, avro_schema_with_meta
+from pyhudi.file_group.naming import new_file_id
+from pyhudi.keygen import build_key_generator
+from pyhudi.merge import IS_DELETED_FIELD, SUPPORTED_PAYLOADS
+from pyhudi.schema import arrow_to_avro, avro_to_arrow, check_compatible, storage_schema
+from pyhudi.storage import Storage
+from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
+from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, TEMP_FOLDER, Instant, State, Timeline,
+                             commit_metadata_bytes, create_requested, new_instant_time,
+                             transition_to_completed, transition_to_inflight)
+from pyhudi.write.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, PARTITION_PATH, RECORD_KEY, STATS_DDL,
+                                      WriteContext, write_file_group, write_sorted_files)
+
+_OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
+                    "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
+                    "delete_partition": "DELETE_PARTITION"}
+_SUPPORTED_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete")
+_SEQ_COLUMN = "_pyhudi_seq"
+_SLOT_COLUMN = "_pyhudi_slot"
+
+
+@dataclass
+class WriteResult:
+    instant_time: str
+    operation: str
+    write_stats: list[dict]
+
+    @property
+    def num_writes(self) -> int:
+        return sum(s["numWrites"] for s in self.write_stats)
+
+
+def write(df: DataFrame, path: str, options: dict | None = None, mode: str = "append") -> str:
+    """Write `df` to the Hudi table at `path` with Hudi datasource `options`; returns the completed instant."""
+    return WriteClient(df.sparkSession, str(path), options or {}).write(df, mode).instant_time
+
+
+class WriteClient:
+    def __init__(self, spark: SparkSession, path: str, options: dict):
+        self.spark = spark
+        self.path = path
+        self.storage = Storage(path)
+        self.options = C.normalize_options(options)
+
+    # --- entry point ----------------------------------------------------------------------------------------
+    def write(self, df: DataFrame, mode: str = "append") -> WriteResult:
+        mode = mode.lower()
+        if mode not in ("append", "overwrite", "ignore", "error", "errorifexists"):
+            raise ConfigError(f"write mode {mode!r} is not one of append, overwrite, ignore, errorifexists")
+        config = C.HoodieConfig(self.options)
+        operation = config.get(C.OPERATION)
+        if operation not in _SUPPORTED_OPERATIONS:
+            raise ConfigError(f"{C.OPERATION.key}={operation} is not supported by pyhudi yet; "
+                              f"use one of {', '.join(_SUPPORTED_OPERATIONS)}")
+        exists = HudiTable.exists(self.path)
+        if exists and mode in ("error", "errorifexists"):
+            raise errors.TimelineError(f"Hudi table at {self.path} already exists and mode is {mode}; "
+                                       "use mode='append' to write to it or 'overwrite' to recreate it")
+        if exists and mode == "ignore":
+            return WriteResult(HudiTable.load(self.path).timeline().latest_time() or "", operation, [])
+
+        incoming = _drop_meta_columns(df)
+        table = HudiTable.load(self.path) if exists and mode != "overwrite" else None
+        if table is not None:
+            config = C.HoodieConfig({**table.properties.write_options(), **self._check_identity(table)})
+        resolved = _resolve_write_options(config, incoming, table)
+        keygen = build_key_generator(resolved, resolved[C.TABLE_NAME.key])
+        _check_fields(incoming, keygen, resolved, config)
+        target_schema = self._target_schema(incoming, table, resolved[C.TABLE_NAME.key])
+
+        if mode == "overwrite" and exists:
+            _delete_table(self.storage)
+        if table is None:
+            table = HudiTable.create(self.path, _table_properties(resolved, keygen, target_schema))
+        return _Write(self, table, config, resolved, keygen, operation, incoming, target_schema).run()
+
+    def _check_identity(self, table: HudiTable) -> dict:
+        """Options may not contradict the table's identity (key fields, partition fields, table type)."""
+        props = table.properties
+        checks = {
+            C.RECORD_KEY.key: ",".join(props.record_key_fields),
+            C.PARTITION_PATH.key: ",".join(props.partition_fields),
+            C.TABLE_TYPE.key: props.table_type,
+        }
+        for key, table_value in checks.items():
+            given = self.options.get(key)
+            if given is not None and _norm_list(given) != _norm_list(table_value):
+                raise ConfigError(f"table {props.name} at {self.path} has {key}={table_value!r} but the write "
+                                  f"passes {given!r}; drop the option or write with mode='overwrite' to recreate "
+                                  "the table")
+        return self.options
+
+    def _target_schema(self, incoming: DataFrame, table: HudiTable | None, table_name: str) -> pa.Schema:
+        batch_schema = storage_schema(_arrow_schema(incoming.schema))
+        if table is None:
+            return batch_schema
+        avro = table.latest_avro_schema()
+        if avro is None:
+            return batch_schema
+        return check_compatible(avro_to_arrow(avro), batch_schema, table_name)
+
+
+class _Write:
+    """One commit in progress (kept separate so every step can reach the same state)."""
+
+    def __init__(self, client: WriteClient, table: HudiTable, config: C.HoodieConfig, resolved: dict,
+                 keygen, operation: str, incoming: DataFrame, target_schema: pa.Schema):
+        self.spark = client.spark
+        self.storage = table.storage
+        self.table = table
+        self.config = config
+        self.resolved = resolved
+        self.keygen = keygen
+        self.operation = operation
+        self.incoming = incoming
+        self.target_schema = target_schema
+        self.table_name = resolved[C.TABLE_NAME.key]
+        self.precombine = resolved.get(C.PRECOMBINE.key)
+        self.is_mor = table.properties.is_mor
+
+    def run(self) -> WriteResult:
+        keyed = self._keyed(self._prepared()).persist()
+        try:
+            counts = _collect_or_raise(keyed.groupBy(PARTITION_PATH).count())  # also surfaces key errors
+            timeline = self.table.timeline()
+            instant_time = new_instant_time(after=timeline.latest_time())
+            action = DELTA_COMMIT if self.is_mor else COMMIT
+            requested = create_requested(self.storage, instant_time, action)
+            try:
+                inflight = transition_to_inflight(self.storage, requested, commit_metadata_bytes(
+                    _commit_metadata([], {}, _OPERATION_TYPES[self.operation])))
+                for row in counts:
+                    write_partition_metadata(self.storage, row[0], instant_time)
+                stats = self._write_files(keyed, timeline, instant_time)
+                metadata = _commit_metadata(stats, {"schema": json.dumps(self.avro_schema)},
+                                            _OPERATION_TYPES[self.operation])
+                transition_to_completed(self.storage, inflight, metadata)
+            except BaseException:
+                _abort(self.storage, requested)
+                raise
+            self.storage.delete_dir(f"{TEMP_FOLDER}/{instant_time}")
+            return WriteResult(instant_time, self.operation, stats)
+        finally:
+            keyed.unpersist()
+
+    # --- record preparation -------------------------------------------------------------------------------
+    @property
+    def avro_schema(self) -> dict:
+        return arrow_to_avro(self.target_schema, self.table_name)
+
+    def _prepared(self) -> DataFrame:
+        """Cast to the table's storage types, in table column order; missing nullable columns become null."""
+        spark_schema = _spark_schema(self.target_schema)
+        present = {c.lower(): c for c in self.incoming.columns}
+        columns = []
+        for fld in spark_schema.fields:
+            source = present.get(fld.name.lower())
+            column = F.col(f"`{source}`") if source else F.lit(None)
+            columns.append(column.cast(fld.dataType).alias(fld.name))
+        return self.incoming.select(*columns)
+
+    def _keyed(self, prepared: DataFrame) -> DataFrame:
+        keygen = self.keygen
+        out_schema = T.StructType(prepared.schema.fields + [
+            T.StructField(RECORD_KEY, T.StringType(), False), T.StructField(PARTITION_PATH, T.StringType(), False)])
+
+        def add_keys(batches):
+            for batch in batches:
+                keys = keygen.record_keys(batch)
+                paths = keygen.partition_paths(batch)
+                yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
+                                                 names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
+
+        return prepared.mapInArrow(add_keys, out_schema)
+
+    # --- the Spark jobs -----------------------------------------------------------------------------------
+    def _write_files(self, keyed: DataFrame, timeline: Timeline, instant_time: str) -> list[dict]:
+        view = self.table.view(timeline=timeline)
+        ctx = WriteContext(
+            storage=self.storage, instant_time=instant_time, data_schema=self.target_schema,
+            bloom=BloomSettings(self.config.get(C.BLOOM_FILTER_TYPE), self.config.get(C.BLOOM_NUM_ENTRIES),
+                                self.config.get(C.BLOOM_FPP), self.config.get(C.BLOOM_DYNAMIC_MAX_ENTRIES)),
+            compression=self.config.get(C.PARQUET_COMPRESSION),
+            avro_schema_json=avro_schema_with_meta(self.avro_schema),
+            payload_class=self.resolved[C.PAYLOAD_CLASS.key], ordering_field=self.precombine,
+            max_file_size=self.config.get(C.MAX_FILE_SIZE))
+        if self.operation == "bulk_insert":
+            return self._bulk_insert(keyed, ctx)
+
+        deduped = self._dedup(keyed)
+        if self.operation == "delete":
+            deduped = deduped.withColumn(DELETE_COLUMN, F.lit(True))
+        else:
+            deleted = (F.coalesce(F.col(IS_DELETED_FIELD), F.lit(False))
+                       if IS_DELETED_FIELD in deduped.columns else F.lit(False))
+            deduped = deduped.withColumn(DELETE_COLUMN, deleted)
+
+        base_files = view.latest_base_files()
+        existing = {(b.path.rsplit("/", 1)[0] if "/" in b.path else "", b.file_id): (b.path, b.instant_time)
+                    for b in base_files}
+        if self.operation == "insert":
+            tagged = deduped.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        else:
+            tagged = self._tag(deduped, base_files)
+        # Deletes of keys that do not exist change nothing.
+        tagged = tagged.filter(~(F.col(DELETE_COLUMN) & F.col(FILE_ID_COLUMN).isNull()))
+        tagged = self._assign_inserts(tagged, view, timeline).persist()
+        try:
+            ctx = dataclasses.replace(ctx, existing=existing)
+            stats_df = tagged.groupBy(PARTITION_PATH, FILE_ID_COLUMN).applyInArrow(
+                lambda table: write_file_group(ctx, table), STATS_DDL)
+            return [_write_stat(row) for row in _collect_or_raise(stats_df)]
+        finally:
+            tagged.unpersist()
+
+    def _dedup(self, keyed: DataFrame) -> DataFrame:
+        combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
+                   "delete": C.COMBINE_BEFORE_DELETE}[self.operation]
+        if not self.config.get(combine):
+            return keyed
+        order = [F.col(_SEQ_COLUMN).desc()]
+        if self.precombine and self.operation != "delete":
+            order.insert(0, F.col(f"`{self.precombine}`").desc_nulls_last())
+        window = Window.partitionBy(RECORD_KEY, PARTITION_PATH).orderBy(*order)
+        return (keyed.withColumn(_SEQ_COLUMN, F.monotonically_increasing_id())
+                .withColumn("_pyhudi_rank", F.row_number().over(window))
+                .filter(F.col("_pyhudi_rank") == 1).drop("_pyhudi_rank", _SEQ_COLUMN))
+
+    def _tag(self, records: DataFrame, base_files) -> DataFrame:
+        """SIMPLE index: join incoming keys with the keys stored in the latest base files of their partitions."""
+        if not base_files:
+            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        uris = [self.storage.uri(b.path) for b in base_files]
+        stored = (self.spark.read.parquet(*uris)
+                  .select(F.col(RECORD_KEY), F.col(PARTITION_PATH),
+                          F.substring_index(F.col("_metadata.file_name"), "_", 1).alias(FILE_ID_COLUMN)))
+        return records.join(stored, on=[RECORD_KEY, PARTITION_PATH], how="left")
+
+    def _assign_inserts(self, tagged: DataFrame, view, timeline: Timeline) -> DataFrame:
+        """Send inserts to small files first, then to new file groups sized near hoodie.parquet.max.file.size."""
+        is_insert = F.col(FILE_ID_COLUMN).isNull() & ~F.col(DELETE_COLUMN)
+        counts = {row[0]: row[1] for row in
+                  _collect_or_raise(tagged.filter(is_insert).groupBy(PARTITION_PATH).count())}
+        if not counts:
+            return tagged
+        buckets = plan_insert_buckets(counts, view, _average_record_size(timeline, self.config), self.config,
+                                      allow_small_files=not self.is_mor)
+        slots = self.spark.createDataFrame(buckets, "bucket_partition string, lo double, hi double, bucket_file string")
+        slot = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % 1_000_000) / 1_000_000.0
+        inserts = (tagged.filter(is_insert).withColumn(_SLOT_COLUMN, slot)
+                   .join(F.broadcast(slots), (F.col(PARTITION_PATH) == F.col("bucket_partition"))
+                         & (F.col(_SLOT_COLUMN) >= F.col("lo")) & (F.col(_SLOT_COLUMN) < F.col("hi")))
+                   .withColumn(FILE_ID_COLUMN, F.col("bucket_file"))
+                   .drop(_SLOT_COLUMN, "bucket_partition", "lo", "hi", "bucket_file"))
+        return tagged.filter(~is_insert).unionByName(inserts)
+
+    def _bulk_insert(self, keyed: DataFrame, ctx: WriteContext) -> list[dict]:
+        parallelism = self.config.get(C.BULK_INSERT_PARALLELISM) or None
+        ordered = keyed.repartitionByRange(parallelism, PARTITION_PATH, RECORD_KEY) if parallelism \
+            else keyed.orderBy(PARTITION_PATH, RECORD_KEY)
+        ordered = ordered.sortWithinPartitions(PARTITION_PATH, RECORD_KEY)
+        stats_df = ordered.mapInArrow(lambda batches: write_sorted_files(ctx, batches), STATS_DDL)
+        return [_write_stat(row) for row in _collect_or_raise(stats_df)]
+
+
+# --- planning (driver, metadata only) -------------------------------------------------------------------------
+def _average_record_size(timeline: Timeline, config: C.HoodieConfig) -> int:
+    """Bytes per record from the latest commits that wrote enough data, else hoodie.copyonwrite.record.size.estimate."""
+    threshold = config.get(C.SMALL_FILE_LIMIT) * 0.5  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
+    for instant in reversed(timeline.completed_writes()[-20:]):
+        meta = timeline.read_metadata(instant)
+        stats = [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group]
+        total_bytes = sum(s.get("totalWriteBytes", 0) for s in stats)
+        total_records = sum(s.get("numWrites", 0) for s in stats)
+        if total_records and total_bytes > threshold:
+            return max(1, total_bytes // total_records)
+    return config.get(C.RECORD_SIZE_ESTIMATE)
+
+
+def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieConfig,
+                        allow_small_files: bool = True) -> list[tuple]:
+    """Per partition, weighted slots [lo, hi) -> file id: small files by free capacity, then new file groups."""
+    max_size = config.get(C.MAX_FILE_SIZE)
+    small_limit = config.get(C.SMALL_FILE_LIMIT)
+    per_file = max(1, max_size // record_size)
+    if not config.get(C.AUTO_SPLIT_INSERTS):
+        per_file = config.get(C.INSERT_SPLIT_SIZE)
+    slices_by_partition: dict[str, list] = {}
+    if allow_small_files and small_limit > 0:
+        for base in view.latest_base_files(counts.keys()):
+            partition = base.path.rsplit("/", 1)[0] if "/" in base.path else ""
+            slices_by_partition.setdefault(partition, []).append(base)
+    rows = []
+    for partition, total in sorted(counts.items()):
+        assignments: list[tuple[str, int]] = []
+        remaining = total
+        for base in sorted(slices_by_partition.get(partition, []), key=lambda b: b.size):
+            if remaining <= 0 or base.size >= small_limit:
+                continue
+            capacity = max(0, (max_size - base.size) // record_size)
+            take = min(capacity, remaining)
+            if take > 0:
+                assignments.append((base.file_id, take))
+                remaining -= take
+        while remaining > 0:
+            take = min(per_file, remaining)
+            assignments.append((new_file_id(), take))
+            remaining -= take
+        lo = 0.0
+        for index, (file_id, take) in enumerate(assignments):
+            hi = 1.01 if index == len(assignments) - 1 else lo + take / total
+            rows.append((partition, lo, hi, file_id))
+            lo = hi
+    return rows
+
+
+def _write_stat(row) -> dict:
+    return {
+        "fileId": row["file_id"], "path": row["path"], "cdcStats": None, "prevCommit": row["prev_commit"],
+        "numWrites": row["num_writes"], "numDeletes": row["num_deletes"], "numUpdateWrites": row["num_updates"],
+        "numInserts": row["num_inserts"], "totalWriteBytes": row["file_size"], "totalWriteErrors": 0,
+        "tempPath": None, "partitionPath": row["partition_path"], "totalLogRecords": 0,
+        "totalLogFilesCompacted": 0, "totalLogSizeCompacted": 0, "totalUpdatedRecordsCompacted": 0,
+        "totalLogBlocks": 0, "totalCorruptLogBlock": 0, "totalRollbackBlocks": 0,
+        "fileSizeInBytes": row["file_size"], "minEventTime": None, "maxEventTime": None,
+        "runtimeStats": {"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
+    }
+
+
+def _commit_metadata(stats: list[dict], extra: dict, operation_type: str) -> dict:
+    by_partition: dict[str, list] = {}
+    for stat in stats:
+        by_partition.setdefault(stat["partitionPath"], []).append(stat)
+    return {"partitionToWriteStats": by_partition, "compacted": False, "extraMetadata": extra,
+            "operationType": operation_type}
+
+
+def _abort(storage: Storage, requested: Instant) -> None:
+    """Undo a failed write: delete the data files its markers name, the markers and its pending instant."""
+    marker_root = f"{TEMP_FOLDER}/{requested.time}"
+    prefix = storage.full(marker_root) + "/"
+    for info in storage.list_files(marker_root, recursive=True):
+        data_file = re.sub(r"\.marker\.[A-Z]+$", "", info.path[len(prefix):])
+        storage.delete_file(data_file)
+    storage.delete_dir(marker_root)
+    for state in (State.COMPLETED, State.INFLIGHT, State.REQUESTED):
+        storage.delete_file(f"{METAFOLDER}/{requested.with_state(state).file_name}")
+
+
+def _delete_table(storage: Storage) -> None:
+    if storage.is_local:
+        shutil.rmtree(storage.base_path, ignore_errors=True)
+    else:
+        storage.delete_dir("")
+
+
+# --- options and validation -------------------------------------------------------------------------------------
+def _norm_list(text: str) -> str:
+    return ",".join(part.strip() for part in str(text).split(",") if part.strip())
+
+
+def _resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: HudiTable | None) -> dict:
+    resolved = config.string_options()
+    name = resolved.get(C.TABLE_NAME.key) or (table.name if table else None)
+    if not name:
+        raise ConfigError(f"option {C.TABLE_NAME.key} is required to create a table; pass e.g. "
+                          f"{{'{C.TABLE_NAME.key}': 'trips'}}")
+    resolved[C.TABLE_NAME.key] = name
+    if not resolved.get(C.RECORD_KEY.key):
+        raise ConfigError(f"option {C.RECORD_KEY.key} is required for table {name}: name the column(s) that "
+                          "identify a record, e.g. 'id' or 'id,region'")
+    if not resolved.get(C.PRECOMBINE.key) and table is None and "ts" in incoming.columns:
+        resolved[C.PRECOMBINE.key] = "ts"   # Hudi's default ordering field
+    payload = resolved.get(C.PAYLOAD_CLASS.key) or (table.properties.get("hoodie.compaction.payload.class")
+                                                    if table else None) or C.PAYLOAD_CLASS.default
+    if payload not in SUPPORTED_PAYLOADS:
+        raise ConfigError(f"{C.PAYLOAD_CLASS.key}={payload} is not supported; use one of "
+                          f"{', '.join(SUPPORTED_PAYLOADS)}")
+    resolved[C.PAYLOAD_CLASS.key] = payload
+    if config.get(C.METADATA_ENABLE):
+        warnings.warn("hoodie.metadata.enable=true is ignored: pyhudi does not write the metadata table",
+                      stacklevel=4)
+    if table is not None and not table.properties.populate_meta_fields:
+        raise ConfigError(f"table {name} was created with hoodie.populate.meta.fields=false; pyhudi reads such "
+                          "tables but cannot write to them yet (it needs _hoodie_record_key to index records)")
+    return resolved
+
+
+def _check_fields(incoming: DataFrame, keygen, resolved: dict, config: C.HoodieConfig) -> None:
+    columns = {c.lower() for c in incoming.columns}
+    name = resolved[C.TABLE_NAME.key]
+    available = ", ".join(incoming.columns)
+    for field in keygen.record_key_fields:
+        if field.split(".")[0].lower() not in columns:
+            raise RecordKeyError(f"record key field {field!r} of table {name} is not in the batch "
+                                 f"(columns: {available}); add it or fix {C.RECORD_KEY.key}")
+    for field in keygen.partition_path_fields:
+        if field.split(".")[0].lower() not in columns:
+            raise errors.PartitionPathError(f"partition path field {field!r} of table {name} is not in the batch "
+                                            f"(columns: {available}); add it or fix {C.PARTITION_PATH.key}")
+    precombine = resolved.get(C.PRECOMBINE.key)
+    if precombine and config.get(C.OPERATION) != "delete" and precombine.lower() not in columns:
+        raise SchemaError(f"precombine field {precombine!r} of table {name} is not in the batch "
+                          f"(columns: {available}); add it or set {C.PRECOMBINE.key}")
+
+
+def _table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
+    props = {
+        "hoodie.table.name": resolved[C.TABLE_NAME.key],
+        "hoodie.table.type": resolved.get(C.TABLE_TYPE.key, COPY_ON_WRITE),
+        "hoodie.table.recordkey.fields": ",".join(keygen.record_key_fields),
+        "hoodie.table.keygenerator.class": keygen.java_class,
+        "hoodie.datasource.write.hive_style_partitioning": resolved.get(C.HIVE_STYLE.key, "false").lower(),
+        "hoodie.datasource.write.partitionpath.urlencode": resolved.get(C.URL_ENCODE.key, "false").lower(),
+        "hoodie.datasource.write.drop.partition.columns": "false",
+        "hoodie.table.base.file.format": "PARQUET",
+        "hoodie.populate.meta.fields": "true",
+        "hoodie.table.create.schema": json.dumps(arrow_to_avro(schema, resolved[C.TABLE_NAME.key])),
+    }
+    partition_fields = resolved.get(C.PARTITION_PATH.key, "")
+    if partition_fields:
+        props["hoodie.table.partition.fields"] = _norm_list(partition_fields)
+    if resolved.get(C.PRECOMBINE.key):
+        props["hoodie.table.precombine.field"] = resolved[C.PRECOMBINE.key]
+    if props["hoodie.table.type"] == "MERGE_ON_READ":
+        props["hoodie.compaction.payload.class"] = resolved[C.PAYLOAD_CLASS.key]
+    props.update({k: v for k, v in resolved.items() if k.startswith("hoodie.keygen.")})
+    return props
+
+
+def _drop_meta_columns(df: DataFrame) -> DataFrame:
+    present = [c for c in df.columns if c in META_COLUMNS]
+    return df.drop(*present) if present else df
+
+
+def _arrow_schema(spark_schema: T.StructType) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return to_arrow_schema(spark_schema, timezone="UTC", prefers_large_types=False)
+
+
+def _spark_schema(arrow_schema: pa.Schema) -> T.StructType:
+    from pyspark.sql.pandas.types import from_arrow_schema
+    return from_arrow_schema(arrow_schema)
+
+
+_ERROR_PATTERN = re.compile(r"pyhudi\.errors\.(\w+): (.*?)(?:\n|$)")
+
+
+def _collect_or_raise(df: DataFrame) -> list:
+    """collect(), turning a PyHudiError raised inside an executor back into the same error on the driver."""
+    try:
+        return df.collect()
+    except Exception as exc:  # noqa: BLE001 - rethrown below unless it carries one of our errors
+        match = _ERROR_PATTERN.search(str(exc))
+        if match and isinstance(getattr(errors, match.group(1), None), type):
+            raise getattr(errors, match.group(1))(match.group(2)) from None
+        raise

@@ -1,0 +1,191 @@
+"""Executor-side writers: turn one file group's incoming records (or a sorted stream for bulk_insert) into a
+new base file and a one-row write stat. Nothing here runs on the driver.
+
+Every data file is announced by a marker under `.hoodie/.temp/<instant>/` before it is created, so a failed
+write can be undone by deleting exactly the files its markers name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, WrittenFile, read_base_file,
+                                         write_base_file)
+from pyhudi.file_group.naming import base_file_name, write_token
+from pyhudi.merge import delete_mask, merge_file_group
+from pyhudi.storage import Storage
+from pyhudi.timeline import TEMP_FOLDER
+
+# Staging columns the driver adds to incoming rows.
+FILE_ID_COLUMN = "_pyhudi_file_id"
+DELETE_COLUMN = "_pyhudi_is_delete"
+RECORD_KEY = "_hoodie_record_key"
+PARTITION_PATH = "_hoodie_partition_path"
+
+STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
+             "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string")
+STATS_SCHEMA = pa.schema([("partition_path", pa.string()), ("file_id", pa.string()), ("path", pa.string()),
+                          ("prev_commit", pa.string()), ("num_writes", pa.int64()), ("num_inserts", pa.int64()),
+                          ("num_updates", pa.int64()), ("num_deletes", pa.int64()), ("file_size", pa.int64()),
+                          ("min_key", pa.string()), ("max_key", pa.string())])
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """Everything an executor needs, shipped inside the task closure (metadata only)."""
+
+    storage: Storage
+    instant_time: str
+    data_schema: pa.Schema                     # storage schema of the data columns, in table order
+    bloom: BloomSettings
+    compression: str
+    avro_schema_json: str | None
+    payload_class: str
+    ordering_field: str | None
+    max_file_size: int = 120 * 1024 * 1024
+    # (partition, file_id) -> (base file relative path, base instant) for file groups that already exist
+    existing: dict = field(default_factory=dict)
+
+
+def _task_token() -> tuple[str, int]:
+    from pyspark import TaskContext
+    ctx = TaskContext.get()
+    if ctx is None:
+        return write_token(0, 0, 0), 0
+    return write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()), ctx.partitionId()
+
+
+def write_marker(storage: Storage, instant_time: str, relative_path: str, io_type: str) -> None:
+    storage.write_bytes(f"{TEMP_FOLDER}/{instant_time}/{relative_path}.marker.{io_type}", b"")
+
+
+def stamp_meta(records: pa.Table, ctx: WriteContext, file_name: str, partition_id: int, seq_start: int = 0) -> pa.Table:
+    """Set the five meta columns on newly written records."""
+    n = records.num_rows
+    seqno = pa.array([f"{ctx.instant_time}_{partition_id}_{i}" for i in range(seq_start, seq_start + n)], pa.string())
+    columns = {
+        "_hoodie_commit_time": pa.array([ctx.instant_time] * n, pa.string()),
+        "_hoodie_commit_seqno": seqno,
+        "_hoodie_record_key": records[RECORD_KEY],
+        "_hoodie_partition_path": records[PARTITION_PATH],
+        "_hoodie_file_name": pa.array([file_name] * n, pa.string()),
+    }
+    data = [_column_or_null(records, f) for f in ctx.data_schema]
+    return pa.Table.from_arrays([columns[c] for c in META_COLUMNS] + data,
+                                schema=_with_meta(ctx.data_schema))
+
+
+def _column_or_null(records: pa.Table, fld: pa.Field) -> pa.ChunkedArray:
+    if fld.name in records.column_names:
+        column = records[fld.name]
+        return column if column.type == fld.type else column.cast(fld.type)
+    return pa.chunked_array([pa.nulls(records.num_rows, fld.type)])
+
+
+def _with_meta(data_schema: pa.Schema) -> pa.Schema:
+    return pa.schema([pa.field(c, pa.string()) for c in META_COLUMNS] + list(data_schema))
+
+
+def _align_stored(stored: pa.Table, data_schema: pa.Schema) -> pa.Table:
+    """Bring a stored base file to the current table schema (new nullable columns read as null)."""
+    meta = [stored[c] for c in META_COLUMNS]
+    data = [_column_or_null(stored, f) for f in data_schema]
+    return pa.Table.from_arrays(meta + data, schema=_with_meta(data_schema))
+
+
+def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
+    """Merge one file group's incoming records with its latest base file and write the new slice."""
+    partition = incoming[PARTITION_PATH][0].as_py()
+    file_id = incoming[FILE_ID_COLUMN][0].as_py()
+    token, partition_id = _task_token()
+    existing = ctx.existing.get((partition, file_id))
+    stored = None
+    if existing is not None:
+        stored = _align_stored(read_base_file(ctx.storage, existing[0]), ctx.data_schema)
+    deletes = delete_mask(incoming, DELETE_COLUMN)
+    result = merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.ordering_field)
+
+    name = base_file_name(file_id, token, ctx.instant_time)
+    relative = f"{partition}/{name}" if partition else name
+    written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id)
+    table = pa.concat_tables([result.kept, written]) if result.kept is not None else written
+    write_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
+    out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+    return _stats([(partition, file_id, out, existing[1] if existing else "null",
+                    result.num_inserts, result.num_updates, result.num_deletes)])
+
+
+def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """bulk_insert: records arrive sorted by (partition, key); cut a new file per partition and at max size."""
+    from pyhudi.file_group.naming import new_file_id
+
+    token, partition_id = _task_token()
+    stats = []
+    pending: list[pa.Table] = []
+    pending_partition: list = [None]
+    pending_bytes = [0]
+
+    def flush():
+        if not pending:
+            return
+        table = pa.concat_tables(pending)
+        pending.clear()
+        pending_bytes[0] = 0
+        file_id = new_file_id()
+        partition = pending_partition[0]
+        name = base_file_name(file_id, token, ctx.instant_time)
+        relative = f"{partition}/{name}" if partition else name
+        stamped = stamp_meta(table, ctx, name, partition_id)
+        write_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
+        out = write_base_file(ctx.storage, relative, stamped, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+        stats.append((partition, file_id, out, "null", table.num_rows, 0, 0))
+
+    # In-memory arrow size overstates compressed parquet size; Hudi sizes by an estimated record size instead.
+    limit = ctx.max_file_size * 3
+    for batch in batches:
+        table = pa.Table.from_batches([batch])
+        partitions = table[PARTITION_PATH]
+        if table.num_rows == 0:
+            continue
+        # split the batch at partition boundaries (input is sorted, so runs are contiguous)
+        boundaries = _run_boundaries(partitions)
+        for start, end in boundaries:
+            run = table.slice(start, end - start)
+            partition = partitions[start].as_py()
+            if pending and partition != pending_partition[0]:
+                flush()
+            pending_partition[0] = partition
+            pending.append(run)
+            pending_bytes[0] += run.nbytes
+            if pending_bytes[0] >= limit:
+                flush()
+    flush()
+    if stats:
+        yield from _stats(stats).to_batches()
+
+
+def _run_boundaries(values: pa.ChunkedArray) -> list[tuple[int, int]]:
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    n = len(array)
+    if n == 0:
+        return []
+    changed = pc.not_equal(array.slice(1), array.slice(0, n - 1)).fill_null(True) if n > 1 else pa.array([], pa.bool_())
+    cuts = [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
+    starts = [0] + cuts
+    ends = cuts + [n]
+    return list(zip(starts, ends))
+
+
+def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]]) -> pa.Table:
+    columns = {name: [] for name in STATS_SCHEMA.names}
+    for partition, file_id, out, prev, inserts, updates, deletes in rows:
+        for name, value in (("partition_path", partition), ("file_id", file_id), ("path", out.path),
+                            ("prev_commit", prev), ("num_writes", out.num_rows), ("num_inserts", inserts),
+                            ("num_updates", updates), ("num_deletes", deletes), ("file_size", out.size),
+                            ("min_key", out.min_key), ("max_key", out.max_key)):
+            columns[name].append(value)
+    return pa.Table.from_pydict(columns, schema=STATS_SCHEMA)
