@@ -38,6 +38,9 @@ def _escape(text: str, is_key: bool) -> str:
             out.append("\\n")
         elif char == "\t":
             out.append("\\t")
+        elif ord(char) > 0xFFFF:  # Java strings are UTF-16: escape both surrogates
+            high, low = divmod(ord(char) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
         elif ord(char) > 126 or ord(char) < 32:
             out.append(f"\\u{ord(char):04x}")
         else:
@@ -100,7 +103,7 @@ def _unescape(text: str) -> str:
         char = text[index]
         if char == "\\" and index + 1 < len(text):
             nxt = text[index + 1]
-            if nxt == "u" and index + 5 < len(text) + 0:
+            if nxt == "u" and index + 6 <= len(text):
                 out.append(chr(int(text[index + 2:index + 6], 16)))
                 index += 6
                 continue
@@ -109,7 +112,7 @@ def _unescape(text: str) -> str:
             continue
         out.append(char)
         index += 1
-    return "".join(out)
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
 
 
 def table_checksum(database: str | None, table: str) -> int:

@@ -12,7 +12,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from enum import Enum
 from functools import total_ordering
 from typing import Iterable
@@ -115,15 +115,18 @@ def format_instant_time(moment: datetime) -> str:
 
 def new_instant_time(after: str | None = None) -> str:
     """A fresh instant time `yyyyMMddHHmmssSSS` (UTC), strictly greater than any this process produced and
-    than `after` (the latest instant on the timeline), even within one millisecond."""
+    than `after` (the latest instant on the timeline), even within one millisecond or under clock skew."""
     with _clock_lock:
         floor = max(_last_instant[0], after or "0")
-        while True:
-            candidate = format_instant_time(datetime.now(timezone.utc))
-            if candidate > floor:
-                _last_instant[0] = candidate
-                return candidate
-            time.sleep(0.001)
+        candidate = format_instant_time(datetime.now(timezone.utc))
+        if candidate <= floor:
+            if floor[:17].isdigit() and len(floor) >= 17:
+                candidate = format_instant_time(parse_instant_time(floor) + timedelta(milliseconds=1))
+            else:
+                time.sleep(0.001)
+                candidate = format_instant_time(datetime.now(timezone.utc))
+        _last_instant[0] = candidate
+        return candidate
 
 
 def parse_instant_time(text: str) -> datetime:
