@@ -21,12 +21,12 @@ def activate(spark):
 
 
 def write(df, path, options=None, mode="append") -> str:
-    from pyhudi.write.client import write as _write
+    from pyhudi.writer.client import write as _write
     return _write(df, path, options, mode)
 
 
 def read(spark, path, options=None):
-    from pyhudi.read import read as _read
+    from pyhudi.reader import read as _read
     return _read(spark, path, options)
 
 

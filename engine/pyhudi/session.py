@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 
 def activate(spark: SparkSession) -> SparkSession:
     """Register the `hudi` Python data source in a session the caller built."""
-    from pyhudi.read.datasource import HudiDataSource
+    from pyhudi.reader.datasource import HudiDataSource
     spark.dataSource.register(HudiDataSource)
     return spark
 

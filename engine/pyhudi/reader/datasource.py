@@ -39,7 +39,7 @@ class HudiDataSource(DataSource):
 
     def schema(self):
         from pyspark.sql.pandas.types import from_arrow_schema
-        from pyhudi.read.plan import table_schema
+        from pyhudi.reader.plan import table_schema
         from pyhudi.table import HudiTable
         return from_arrow_schema(table_schema(HudiTable.load(self._path())))
 
@@ -54,7 +54,7 @@ class HudiReader(DataSourceReader):
         self.schema = schema
 
     def partitions(self):
-        from pyhudi.read.plan import plan_scan
+        from pyhudi.reader.plan import plan_scan
         plan = plan_scan(self.path, self.options)
         base_uri = plan.table.storage.base_uri
         parts = [SlicePartition(base_uri, p, plan.begin_exclusive, plan.end_inclusive) for p in plan.base_paths]

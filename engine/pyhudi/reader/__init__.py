@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from pyhudi.read.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  (public)
+from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  (public)
 
 
 def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFrame:

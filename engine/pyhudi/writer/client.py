@@ -35,7 +35,7 @@ from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
 from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, TEMP_FOLDER, Instant, State, Timeline,
                              commit_metadata_bytes, create_requested, new_instant_time,
                              transition_to_completed, transition_to_inflight)
-from pyhudi.write.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, PARTITION_PATH, RECORD_KEY, STATS_DDL,
+from pyhudi.writer.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, PARTITION_PATH, RECORD_KEY, STATS_DDL,
                                       WriteContext, write_file_group, write_sorted_files)
 
 _OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
