@@ -5,7 +5,6 @@ these instead of the data). Runs in executors.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -65,7 +64,7 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
     storage.makedirs(parent)
     with storage.fs.open_output_stream(storage.full(relative_path)) as sink:
         pq.write_table(table, sink, compression=None if compression == "uncompressed" else compression,
-                       store_schema=False, coerce_timestamps="us", allow_truncated_timestamps=True,
+                       store_schema=True, coerce_timestamps="us", allow_truncated_timestamps=True,
                        row_group_size=1 << 20)
     size = storage.file_size(relative_path)
     meta_str = {k.decode(): v.decode() for k, v in metadata.items()}
@@ -84,10 +83,3 @@ def read_base_file(storage: Storage, relative_path: str, columns: list[str] | No
     with storage.fs.open_input_file(storage.full(relative_path)) as source:
         return pq.read_table(source, columns=columns)
 
-
-def avro_schema_with_meta(avro_schema: dict) -> str:
-    """The writer schema with the five meta fields prepended, as Hudi stores in parquet.avro.schema."""
-    meta_fields = [{"name": name, "type": ["null", "string"], "doc": "", "default": None} for name in META_COLUMNS]
-    schema = dict(avro_schema)
-    schema["fields"] = meta_fields + [f for f in avro_schema["fields"] if f["name"] not in META_COLUMNS]
-    return json.dumps(schema)

@@ -25,11 +25,12 @@ from pyspark.sql.window import Window
 from pyhudi import config as C
 from pyhudi import errors
 from pyhudi.errors import ConfigError, RecordKeyError, SchemaError
-from pyhudi.file_group.base_file import META_COLUMNS, BloomSettings, avro_schema_with_meta
+from pyhudi.file_group.base_file import META_COLUMNS, BloomSettings
 from pyhudi.file_group.naming import new_file_id
 from pyhudi.keygen import build_key_generator
 from pyhudi.merge import IS_DELETED_FIELD, SUPPORTED_PAYLOADS
-from pyhudi.schema import arrow_to_avro, avro_to_arrow, check_compatible, storage_schema
+from pyhudi.schema import (arrow_to_avro, avro_json, avro_to_arrow, check_compatible, create_table_avro,
+                           storage_schema, with_meta_fields_avro)
 from pyhudi.storage import Storage
 from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
 from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, TEMP_FOLDER, Instant, State, Timeline,
@@ -93,7 +94,7 @@ class WriteClient:
         resolved = _resolve_write_options(config, incoming, table)
         keygen = build_key_generator(resolved, resolved[C.TABLE_NAME.key])
         _check_fields(incoming, keygen, resolved, config)
-        target_schema = self._target_schema(incoming, table, resolved[C.TABLE_NAME.key])
+        target_schema = self._target_schema(incoming, table, resolved[C.TABLE_NAME.key], operation)
 
         if mode == "overwrite" and exists:
             _delete_table(self.storage)
@@ -117,13 +118,14 @@ class WriteClient:
                                   "the table")
         return self.options
 
-    def _target_schema(self, incoming: DataFrame, table: HudiTable | None, table_name: str) -> pa.Schema:
-        batch_schema = storage_schema(_arrow_schema(incoming.schema))
-        if table is None:
-            return batch_schema
-        avro = table.latest_avro_schema()
+    def _target_schema(self, incoming: DataFrame, table: HudiTable | None, table_name: str,
+                       operation: str) -> pa.Schema:
+        batch_schema = storage_schema(_arrow_schema(incoming.schema), table_name=table_name)
+        avro = table.latest_avro_schema() if table is not None else None
         if avro is None:
             return batch_schema
+        if operation == "delete":   # a delete batch may carry only the key fields
+            return avro_to_arrow(avro)
         return check_compatible(avro_to_arrow(avro), batch_schema, table_name)
 
 
@@ -159,7 +161,7 @@ class _Write:
                 for row in counts:
                     write_partition_metadata(self.storage, row[0], instant_time)
                 stats = self._write_files(keyed, timeline, instant_time)
-                metadata = _commit_metadata(stats, {"schema": json.dumps(self.avro_schema)},
+                metadata = _commit_metadata(stats, {"schema": avro_json(self.avro_schema)},
                                             _OPERATION_TYPES[self.operation])
                 transition_to_completed(self.storage, inflight, metadata)
             except BaseException:
@@ -208,7 +210,7 @@ class _Write:
             bloom=BloomSettings(self.config.get(C.BLOOM_FILTER_TYPE), self.config.get(C.BLOOM_NUM_ENTRIES),
                                 self.config.get(C.BLOOM_FPP), self.config.get(C.BLOOM_DYNAMIC_MAX_ENTRIES)),
             compression=self.config.get(C.PARQUET_COMPRESSION),
-            avro_schema_json=avro_schema_with_meta(self.avro_schema),
+            avro_schema_json=avro_json(with_meta_fields_avro(self.avro_schema)),
             payload_class=self.resolved[C.PAYLOAD_CLASS.key], ordering_field=self.precombine,
             max_file_size=self.config.get(C.MAX_FILE_SIZE))
         if self.operation == "bulk_insert":
@@ -383,7 +385,8 @@ def _delete_table(storage: Storage) -> None:
 
 # --- options and validation -------------------------------------------------------------------------------------
 def _norm_list(text: str) -> str:
-    return ",".join(part.strip() for part in str(text).split(",") if part.strip())
+    """Comparable form of a field list: trimmed, and without CustomKeyGenerator's ':type' suffixes."""
+    return ",".join(part.split(":")[0].strip() for part in str(text).split(",") if part.strip())
 
 
 def _resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: HudiTable | None) -> dict:
@@ -442,11 +445,10 @@ def _table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
         "hoodie.datasource.write.drop.partition.columns": "false",
         "hoodie.table.base.file.format": "PARQUET",
         "hoodie.populate.meta.fields": "true",
-        "hoodie.table.create.schema": json.dumps(arrow_to_avro(schema, resolved[C.TABLE_NAME.key])),
+        "hoodie.table.create.schema": avro_json(create_table_avro(schema, resolved[C.TABLE_NAME.key])),
     }
-    partition_fields = resolved.get(C.PARTITION_PATH.key, "")
-    if partition_fields:
-        props["hoodie.table.partition.fields"] = _norm_list(partition_fields)
+    if keygen.partition_path_fields:   # plain names, also for CustomKeyGenerator's "field:type" form
+        props["hoodie.table.partition.fields"] = ",".join(keygen.partition_path_fields)
     if resolved.get(C.PRECOMBINE.key):
         props["hoodie.table.precombine.field"] = resolved[C.PRECOMBINE.key]
     if props["hoodie.table.type"] == "MERGE_ON_READ":
