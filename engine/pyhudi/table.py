@@ -347,6 +347,37 @@ class FileSystemView:
         return base_instant in self.visible_instants or base_instant in self._pending_compactions \
             or self.timeline.is_completed_write(base_instant)
 
+    @cached_property
+    def pending_compaction_groups(self) -> dict[tuple[str, str], str]:
+        """(partition, file id) -> instant of the requested/inflight compaction whose plan includes it."""
+        import io
+
+        import fastavro
+
+        groups = {}
+        for instant_time in sorted(self._pending_compactions):
+            data = self.table.storage.read_bytes(f"{METAFOLDER}/{instant_time}.compaction.requested")
+            if not data:
+                continue
+            for plan in fastavro.reader(io.BytesIO(data)):
+                for op in plan.get("operations") or []:
+                    groups[(op.get("partitionPath") or "", op["fileId"])] = instant_time
+        return groups
+
+    def merged_latest_slices(self, partitions: Iterable[str] | None = None) -> list[FileSlice]:
+        """Latest slices for reading: a slice opened by a pending compaction (logs only, no base yet) is read
+        together with the slice before it, as Hudi's merged file-slice view does."""
+        out = []
+        for slice_ in self.latest_slices(partitions):
+            group = self.file_groups[(slice_.partition_path, slice_.file_id)]
+            if slice_.base_file is None and slice_.base_instant in self._pending_compactions \
+                    and len(group.slices) > 1:
+                previous = group.slices[-2]
+                slice_ = FileSlice(previous.partition_path, previous.file_id, previous.base_instant,
+                                   previous.base_file, previous.log_files + slice_.log_files)
+            out.append(slice_)
+        return out
+
     def partitions(self) -> list[str]:
         return sorted({partition for partition, _ in self.file_groups})
 

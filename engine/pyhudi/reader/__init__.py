@@ -10,8 +10,10 @@ from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  
 
 def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFrame:
     """A DataFrame over the table at `path`, read with Spark's native parquet scan (column pruning and filter
-    pushdown apply). Options are Hudi's read options: hoodie.datasource.query.type, as.of.instant, ..."""
+    pushdown apply; merge-on-read slices with log files are merged in executors). Options are Hudi's read options: hoodie.datasource.query.type, as.of.instant, ..."""
     plan = plan_scan(str(path), options)
+    if plan.needs_merge:   # merge-on-read slices with logs: merged per slice in executors by the data source
+        return spark.read.format("hudi").options(**(options or {})).load(str(path))
     return scan_dataframe(spark, plan)
 
 

@@ -17,10 +17,16 @@ from pyhudi.errors import ConfigError
 
 @dataclass
 class SlicePartition(InputPartition):
+    """One file slice to read (metadata only; pickled to an executor)."""
+
     base_uri: str
-    path: str
-    begin_exclusive: str | None
-    end_inclusive: str | None
+    file_slice: object | None          # pyhudi.file_group.model.FileSlice
+    begin_exclusive: str | None = None
+    end_inclusive: str | None = None
+    visible_instants: frozenset = frozenset()
+    ordering_field: str | None = None
+    payload_class: str | None = None
+    base_only: bool = True
 
 
 class HudiDataSource(DataSource):
@@ -57,8 +63,10 @@ class HudiReader(DataSourceReader):
         from pyhudi.reader.plan import plan_scan
         plan = plan_scan(self.path, self.options)
         base_uri = plan.table.storage.base_uri
-        parts = [SlicePartition(base_uri, p, plan.begin_exclusive, plan.end_inclusive) for p in plan.base_paths]
-        return parts or [SlicePartition(base_uri, "", None, None)]
+        parts = [SlicePartition(base_uri, s, plan.begin_exclusive, plan.end_inclusive, plan.visible_instants,
+                                plan.ordering_field, plan.payload_class, plan.base_only or not s.log_files)
+                 for s in plan.slices]
+        return parts or [SlicePartition(base_uri, None)]
 
     def read(self, partition: SlicePartition):
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -66,9 +74,18 @@ class HudiReader(DataSourceReader):
         from pyhudi.storage import Storage
 
         target = to_arrow_schema(self.schema, timezone="UTC", prefers_large_types=False)
-        if not partition.path:
+        file_slice = partition.file_slice
+        if file_slice is None:
             return
-        table = read_base_file(Storage(partition.base_uri), partition.path)
+        storage = Storage(partition.base_uri)
+        if partition.base_only:
+            if file_slice.base_file is None:
+                return
+            table = read_base_file(storage, file_slice.base_file.path)
+        else:
+            from pyhudi.reader.file_slice_reader import read_file_slice
+            table = read_file_slice(storage, file_slice, target, visible_instants=set(partition.visible_instants),
+                                    ordering_field=partition.ordering_field, payload_class=partition.payload_class)
         if partition.begin_exclusive is not None:
             commit = table["_hoodie_commit_time"]
             keep = pc.and_(pc.greater(commit, partition.begin_exclusive),

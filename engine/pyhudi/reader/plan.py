@@ -27,10 +27,25 @@ class ScanPlan:
     begin_exclusive: str | None = None     # incremental: keep rows with begin < _hoodie_commit_time <= end
     end_inclusive: str | None = None
     base_only: bool = False                 # read_optimized
+    visible_instants: frozenset = frozenset()
 
     @property
     def base_paths(self) -> list[str]:
         return [s.base_file.path for s in self.slices if s.base_file is not None]
+
+    @property
+    def needs_merge(self) -> bool:
+        """True when some slice has log files to merge (merge-on-read snapshot or incremental)."""
+        return not self.base_only and any(s.log_files for s in self.slices)
+
+    @property
+    def ordering_field(self) -> str | None:
+        return self.table.properties.precombine_field
+
+    @property
+    def payload_class(self) -> str:
+        from pyhudi.merge import OVERWRITE_WITH_LATEST
+        return self.table.properties.get("hoodie.compaction.payload.class") or OVERWRITE_WITH_LATEST
 
 
 def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
@@ -57,16 +72,15 @@ def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
         for instant in writes:
             for partition, stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).items():
                 touched.update((partition, s["fileId"]) for s in stats)
-        slices = [s for s in view.latest_slices() if (s.partition_path, s.file_id) in touched]
-        return ScanPlan(table, schema, slices, begin, end, base_only=False)
+        slices = [s for s in view.merged_latest_slices() if (s.partition_path, s.file_id) in touched]
+        return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants))
 
     view = table.view(as_of=as_of, timeline=timeline)
-    slices = view.latest_slices()
     base_only = query_type == "read_optimized"
-    if table.properties.is_mor and not base_only and any(s.log_files for s in slices):
-        raise PyHudiError(f"snapshot query of merge-on-read table {table.name} needs log-file merging, which "
-                          "pyhudi does not have yet; use hoodie.datasource.query.type=read_optimized")
-    return ScanPlan(table, schema, [s for s in slices if s.base_file is not None], None, None, base_only)
+    slices = view.merged_latest_slices()
+    if base_only:
+        slices = [s for s in slices if s.base_file is not None]
+    return ScanPlan(table, schema, slices, None, None, base_only, frozenset(view.visible_instants))
 
 
 def table_schema(table: HudiTable, timeline=None) -> pa.Schema:

@@ -36,8 +36,8 @@ from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
 from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, TEMP_FOLDER, Instant, State, Timeline,
                              commit_metadata_bytes, create_requested, new_instant_time,
                              transition_to_completed, transition_to_inflight)
-from pyhudi.writer.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, PARTITION_PATH, RECORD_KEY, STATS_DDL,
-                                      WriteContext, write_file_group, write_sorted_files)
+from pyhudi.writer.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH, RECORD_KEY,
+                                      STATS_DDL, GroupState, WriteContext, write_file_group, write_sorted_files)
 
 _OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
                     "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
@@ -168,6 +168,9 @@ class _Write:
                 _abort(self.storage, requested)
                 raise
             self.storage.delete_dir(f"{TEMP_FOLDER}/{instant_time}")
+            if self.is_mor and self.config.get(C.COMPACT_INLINE):
+                from pyhudi.services.compaction import run_inline_compaction_if_due
+                run_inline_compaction_if_due(self.spark, self.table.storage.base_uri, self.resolved)
             return WriteResult(instant_time, self.operation, stats)
         finally:
             keyed.unpersist()
@@ -212,7 +215,9 @@ class _Write:
             compression=self.config.get(C.PARQUET_COMPRESSION),
             avro_schema_json=avro_json(with_meta_fields_avro(self.avro_schema)),
             payload_class=self.resolved[C.PAYLOAD_CLASS.key], ordering_field=self.precombine,
-            max_file_size=self.config.get(C.MAX_FILE_SIZE))
+            max_file_size=self.config.get(C.MAX_FILE_SIZE), is_mor=self.is_mor,
+            log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
+            table_avro_schema_json=avro_json(self.avro_schema))
         if self.operation == "bulk_insert":
             return self._bulk_insert(keyed, ctx)
 
@@ -225,8 +230,7 @@ class _Write:
             deduped = deduped.withColumn(DELETE_COLUMN, deleted)
 
         base_files = view.latest_base_files()
-        existing = {(b.path.rsplit("/", 1)[0] if "/" in b.path else "", b.file_id): (b.path, b.instant_time)
-                    for b in base_files}
+        existing = _group_states(view)
         if self.operation == "insert":
             tagged = deduped.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         else:
@@ -267,13 +271,13 @@ class _Write:
 
     def _assign_inserts(self, tagged: DataFrame, view, timeline: Timeline) -> DataFrame:
         """Send inserts to small files first, then to new file groups sized near hoodie.parquet.max.file.size."""
-        is_insert = F.col(FILE_ID_COLUMN).isNull() & ~F.col(DELETE_COLUMN)
+        tagged = tagged.withColumn(INSERT_COLUMN, F.col(FILE_ID_COLUMN).isNull() & ~F.col(DELETE_COLUMN))
+        is_insert = F.col(INSERT_COLUMN)
         counts = {row[0]: row[1] for row in
                   _collect_or_raise(tagged.filter(is_insert).groupBy(PARTITION_PATH).count())}
         if not counts:
             return tagged
-        buckets = plan_insert_buckets(counts, view, _average_record_size(timeline, self.config), self.config,
-                                      allow_small_files=not self.is_mor)
+        buckets = plan_insert_buckets(counts, view, _average_record_size(timeline, self.config), self.config)
         slots = self.spark.createDataFrame(buckets, "bucket_partition string, lo double, hi double, bucket_file string")
         slot = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % 1_000_000) / 1_000_000.0
         inserts = (tagged.filter(is_insert).withColumn(_SLOT_COLUMN, slot)
@@ -282,6 +286,13 @@ class _Write:
                    .withColumn(FILE_ID_COLUMN, F.col("bucket_file"))
                    .drop(_SLOT_COLUMN, "bucket_partition", "lo", "hi", "bucket_file"))
         return tagged.filter(~is_insert).unionByName(inserts)
+
+    def _ordering_avro_type(self):
+        """The precombine field's Avro type: it picks the orderingVal branch of delete-block records."""
+        for fld in self.avro_schema["fields"]:
+            if self.precombine and fld["name"].lower() == self.precombine.lower():
+                return fld["type"]
+        return None
 
     def _bulk_insert(self, keyed: DataFrame, ctx: WriteContext) -> list[dict]:
         parallelism = self.config.get(C.BULK_INSERT_PARALLELISM) or None
@@ -306,8 +317,21 @@ def _average_record_size(timeline: Timeline, config: C.HoodieConfig) -> int:
     return config.get(C.RECORD_SIZE_ESTIMATE)
 
 
-def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieConfig,
-                        allow_small_files: bool = True) -> list[tuple]:
+def _group_states(view) -> dict[tuple[str, str], GroupState]:
+    """Per existing file group: its latest base file and where new log files go (metadata for executors)."""
+    pending = view.pending_compaction_groups
+    states = {}
+    for key, group in view.file_groups.items():
+        latest = group.latest_slice
+        base = next((s.base_file for s in reversed(group.slices) if s.base_file is not None), None)
+        log_base = pending.get(key, latest.base_instant)
+        versions = [log.version for s in group.slices if s.base_instant == log_base for log in s.log_files]
+        states[key] = GroupState(base.path if base else None, base.instant_time if base else "null", log_base,
+                                 max(versions, default=0) + 1)
+    return states
+
+
+def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieConfig) -> list[tuple]:
     """Per partition, weighted slots [lo, hi) -> file id: small files by free capacity, then new file groups."""
     max_size = config.get(C.MAX_FILE_SIZE)
     small_limit = config.get(C.SMALL_FILE_LIMIT)
@@ -315,10 +339,15 @@ def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieCo
     if not config.get(C.AUTO_SPLIT_INSERTS):
         per_file = config.get(C.INSERT_SPLIT_SIZE)
     slices_by_partition: dict[str, list] = {}
-    if allow_small_files and small_limit > 0:
-        for base in view.latest_base_files(counts.keys()):
-            partition = base.path.rsplit("/", 1)[0] if "/" in base.path else ""
-            slices_by_partition.setdefault(partition, []).append(base)
+    if small_limit > 0:
+        # Merge-on-read: only slices without log files (and not being compacted) take inserts, as in Hudi for
+        # an index that cannot index log files.
+        for slice_ in view.latest_slices(counts.keys()):
+            if slice_.base_file is None or slice_.log_files:
+                continue
+            if (slice_.partition_path, slice_.file_id) in view.pending_compaction_groups:
+                continue
+            slices_by_partition.setdefault(slice_.partition_path, []).append(slice_.base_file)
     rows = []
     for partition, total in sorted(counts.items()):
         assignments: list[tuple[str, int]] = []
@@ -344,7 +373,7 @@ def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieCo
 
 
 def _write_stat(row) -> dict:
-    return {
+    stat = {
         "fileId": row["file_id"], "path": row["path"], "cdcStats": None, "prevCommit": row["prev_commit"],
         "numWrites": row["num_writes"], "numDeletes": row["num_deletes"], "numUpdateWrites": row["num_updates"],
         "numInserts": row["num_inserts"], "totalWriteBytes": row["file_size"], "totalWriteErrors": 0,
@@ -354,6 +383,10 @@ def _write_stat(row) -> dict:
         "fileSizeInBytes": row["file_size"], "minEventTime": None, "maxEventTime": None,
         "runtimeStats": {"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
     }
+    if row["log_version"] is not None:   # HoodieDeltaWriteStat
+        stat.update({"logVersion": row["log_version"], "logOffset": 0, "baseFile": row["base_file"],
+                     "logFiles": [row["path"].rsplit("/", 1)[-1]]})
+    return stat
 
 
 def _commit_metadata(stats: list[dict], extra: dict, operation_type: str) -> dict:

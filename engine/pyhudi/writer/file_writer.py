@@ -26,12 +26,26 @@ DELETE_COLUMN = "_pyhudi_is_delete"
 RECORD_KEY = "_hoodie_record_key"
 PARTITION_PATH = "_hoodie_partition_path"
 
+INSERT_COLUMN = "_pyhudi_is_insert"
+
 STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
-             "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string")
+             "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string, "
+             "log_version long, base_file string")
 STATS_SCHEMA = pa.schema([("partition_path", pa.string()), ("file_id", pa.string()), ("path", pa.string()),
                           ("prev_commit", pa.string()), ("num_writes", pa.int64()), ("num_inserts", pa.int64()),
                           ("num_updates", pa.int64()), ("num_deletes", pa.int64()), ("file_size", pa.int64()),
-                          ("min_key", pa.string()), ("max_key", pa.string())])
+                          ("min_key", pa.string()), ("max_key", pa.string()), ("log_version", pa.int64()),
+                          ("base_file", pa.string())])
+
+
+@dataclass(frozen=True)
+class GroupState:
+    """What a writer must know about an existing file group (from the driver's file-system view)."""
+
+    base_path: str | None      # latest base file (relative), None for a log-only slice
+    base_instant: str          # instant of that base file: the prevCommit of a merge
+    log_base_instant: str      # base instant of the slice new log files join (a pending compaction's, if any)
+    next_log_version: int      # first free log version in that slice
 
 
 @dataclass(frozen=True)
@@ -47,7 +61,11 @@ class WriteContext:
     payload_class: str
     ordering_field: str | None
     max_file_size: int = 120 * 1024 * 1024
-    # (partition, file_id) -> (base file relative path, base instant) for file groups that already exist
+    is_mor: bool = False
+    log_block_format: str = "parquet"
+    ordering_avro_type: object = None
+    table_avro_schema_json: str | None = None
+    # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
 
@@ -98,14 +116,18 @@ def _align_stored(stored: pa.Table, data_schema: pa.Schema) -> pa.Table:
 
 
 def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
-    """Merge one file group's incoming records with its latest base file and write the new slice."""
+    """Write one file group's incoming records: merge-on-read updates and deletes append a log file; anything
+    else (copy-on-write, inserts) merges with the latest base file into a new base file."""
     partition = incoming[PARTITION_PATH][0].as_py()
     file_id = incoming[FILE_ID_COLUMN][0].as_py()
-    token, partition_id = _task_token()
     existing = ctx.existing.get((partition, file_id))
+    has_inserts = INSERT_COLUMN in incoming.column_names and pc.any(incoming[INSERT_COLUMN]).as_py()
+    if ctx.is_mor and existing is not None and not has_inserts:
+        return append_log_file(ctx, incoming, partition, file_id, existing)
+    token, partition_id = _task_token()
     stored = None
-    if existing is not None:
-        stored = _align_stored(read_base_file(ctx.storage, existing[0]), ctx.data_schema)
+    if existing is not None and existing.base_path is not None:
+        stored = _align_stored(read_base_file(ctx.storage, existing.base_path), ctx.data_schema)
     deletes = delete_mask(incoming, DELETE_COLUMN)
     result = merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.ordering_field)
 
@@ -115,8 +137,40 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     table = pa.concat_tables([result.kept, written]) if result.kept is not None else written
     write_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
     out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
-    return _stats([(partition, file_id, out, existing[1] if existing else "null",
+    return _stats([(partition, file_id, out, existing.base_instant if existing else "null",
                     result.num_inserts, result.num_updates, result.num_deletes)])
+
+
+def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_id: str,
+                    state: GroupState) -> pa.Table:
+    """Merge-on-read: updates become a data block and deletes a delete block, in a new log file version of the
+    file group's latest slice. A new file per write (rather than an append) keeps commits and rollbacks atomic."""
+    from pyhudi.file_group.log_file import avro_data_block, delete_block, parquet_data_block, write_log_file
+    from pyhudi.file_group.naming import log_file_name
+
+    token, partition_id = _task_token()
+    deletes = delete_mask(incoming, DELETE_COLUMN)
+    updates = incoming.filter(pc.invert(deletes)).sort_by(RECORD_KEY)
+    removed = incoming.filter(deletes)
+    blocks = []
+    if updates.num_rows:
+        records = stamp_meta(updates, ctx, file_id, partition_id)
+        make_block = avro_data_block if ctx.log_block_format == "avro" else parquet_data_block
+        blocks.append(make_block(records, ctx.instant_time, ctx.avro_schema_json))
+    if removed.num_rows:
+        ordering = (removed[ctx.ordering_field].to_pylist() if ctx.ordering_field in removed.column_names
+                    else [None] * removed.num_rows)
+        keys = [(k, p, o if o is not None else 0) for k, p, o in
+                zip(removed[RECORD_KEY].to_pylist(), removed[PARTITION_PATH].to_pylist(), ordering)]
+        blocks.append(delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.table_avro_schema_json))
+    name = log_file_name(file_id, state.log_base_instant, state.next_log_version, token)
+    relative = f"{partition}/{name}" if partition else name
+    write_marker(ctx.storage, ctx.instant_time, relative, "APPEND")
+    size = write_log_file(ctx.storage.fs, ctx.storage.full(relative), blocks)
+    out = WrittenFile(relative, updates.num_rows, size, None, None)
+    base_name = state.base_path.rsplit("/", 1)[-1] if state.base_path else ""
+    return _stats([(partition, file_id, out, state.log_base_instant, 0, updates.num_rows, removed.num_rows)],
+                  log_version=state.next_log_version, base_file=base_name)
 
 
 def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -180,9 +234,12 @@ def _run_boundaries(values: pa.ChunkedArray) -> list[tuple[int, int]]:
     return list(zip(starts, ends))
 
 
-def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]]) -> pa.Table:
+def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_version: int | None = None,
+           base_file: str | None = None) -> pa.Table:
     columns = {name: [] for name in STATS_SCHEMA.names}
     for partition, file_id, out, prev, inserts, updates, deletes in rows:
+        columns["log_version"].append(log_version)
+        columns["base_file"].append(base_file)
         for name, value in (("partition_path", partition), ("file_id", file_id), ("path", out.path),
                             ("prev_commit", prev), ("num_writes", out.num_rows), ("num_inserts", inserts),
                             ("num_updates", updates), ("num_deletes", deletes), ("file_size", out.size),
