@@ -30,4 +30,9 @@ def read(spark, path, options=None):
     return _read(spark, path, options)
 
 
-__all__ = ["PyHudiError", "activate", "read", "session", "write", "__version__"]
+def compact(spark, path, op="scheduleAndExecute", instant_time=None, options=None) -> list:
+    from pyhudi.services.compaction import compact as _compact
+    return _compact(spark, path, op, instant_time, options)
+
+
+__all__ = ["PyHudiError", "activate", "compact", "read", "session", "write", "__version__"]

@@ -110,6 +110,7 @@ CLEANER_HOURS_RETAINED = _prop("hoodie.cleaner.hours.retained", 24, int)
 KEEP_MIN_COMMITS = _prop("hoodie.keep.min.commits", 20, int)
 KEEP_MAX_COMMITS = _prop("hoodie.keep.max.commits", 30, int)
 COMPACT_INLINE = _prop("hoodie.compact.inline", False, _bool)
+COMPACT_SCHEDULE_INLINE = _prop("hoodie.compact.schedule.inline", False, _bool)
 COMPACT_MAX_DELTA_COMMITS = _prop("hoodie.compact.inline.max.delta.commits", 5, int)
 COMPACT_MAX_DELTA_SECONDS = _prop("hoodie.compact.inline.max.delta.seconds", 3600, int)
 COMPACT_TRIGGER = _prop("hoodie.compact.inline.trigger.strategy", "NUM_COMMITS", _upper,

@@ -76,3 +76,33 @@ def test_mor_v6_fixture_matches_hudi_rs(spark, tmp_path_factory, name):
     for instant in HudiTable.load(str(path)).timeline().completed_writes():
         assert rows(pyhudi.read(spark, path, {"as.of.instant": instant.time}), columns) == \
             rows(hudi_rs_read(path, as_of=instant.time), columns), instant.time
+
+
+def test_writes_during_a_pending_compaction_and_inline_compaction(spark, tmp_path):
+    from pyhudi.services.compaction import execute_compaction, schedule_compaction
+
+    path = tmp_path / "pending"
+    options = _options("pending")
+    pyhudi.write(_df(spark, [(i, f"n{i}", float(i), 1, "us") for i in range(10)]), path, options)
+    pyhudi.write(_df(spark, [(1, "u1", 1.0, 2, "us")]), path, options)
+    planned = schedule_compaction(spark, str(path))
+    assert planned is not None
+    # ingestion does not wait for the compaction: the update joins the slice the compaction opens
+    pyhudi.write(_df(spark, [(2, "u2", 2.0, 3, "us")]), path, options)
+    assert any(f"_{planned}.log." in p.name for p in path.rglob(".*.log.*"))
+    names = {r["id"]: r["name"] for r in pyhudi.read(spark, path).collect()}
+    assert names[1] == "u1" and names[2] == "u2" and len(names) == 10
+    execute_compaction(spark, str(path), planned)
+    assert (path / ".hoodie" / f"{planned}.commit").exists()
+    assert rows(pyhudi.read(spark, path), COLUMNS) == rows(hudi_rs_read(path), COLUMNS)
+    assert {r["id"]: r["name"] for r in pyhudi.read(spark, path).collect()} == names
+
+    inline = tmp_path / "inline"
+    options = _options("inline", **{"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"})
+    pyhudi.write(_df(spark, [(i, f"n{i}", float(i), 1, "us") for i in range(5)]), inline, options)
+    pyhudi.write(_df(spark, [(1, "u1", 1.0, 2, "us")]), inline, options)
+    timeline = HudiTable.load(str(inline)).timeline()
+    compactions = [i for i in timeline.completed() if i.action == "commit"]
+    assert len(compactions) == 1, timeline.instants
+    optimized = pyhudi.read(spark, inline, {"hoodie.datasource.query.type": "read_optimized"})
+    assert {r["id"]: r["name"] for r in optimized.collect()}[1] == "u1"   # the update is in the new base file
