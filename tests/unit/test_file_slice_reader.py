@@ -11,6 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from support import FIXTURES, fixture_table
+
 from pyhudi.errors import ConfigError
 from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.file_group.log_file import (
@@ -29,7 +31,6 @@ from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 
-FIXTURES = Path("/work/shared/fixtures/hudi-tables")
 TABLES = sorted(p.stem for p in FIXTURES.glob("mor_parquet_v6_*.zip")) + \
     sorted(p.stem for p in FIXTURES.glob("qs_mor_avro_v6_*.zip"))
 WRITE_SUFFIXES = (".commit", ".deltacommit", ".replacecommit")
@@ -58,21 +59,10 @@ CASES = [(name, None) for name in TABLES] + \
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory) -> dict[str, Path]:
-    """Each fixture zip unzipped (without __MACOSX) into its own temporary folder; name -> table root."""
+    """Each fixture zip unzipped into its own temporary folder; name -> table root."""
     if not TABLES:
         pytest.skip(f"no fixture tables under {FIXTURES}")
-    out = {}
-    for name in TABLES:
-        dest = tmp_path_factory.mktemp(name)
-        with zipfile.ZipFile(FIXTURES / f"{name}.zip") as zf:
-            for member in zf.namelist():
-                if member.startswith("__MACOSX") or "/__MACOSX" in member:
-                    continue
-                zf.extract(member, dest)
-        roots = [p.parent.parent for p in dest.glob("*/.hoodie/hoodie.properties")]
-        assert len(roots) == 1, f"{name}: expected one table in the zip, got {roots}"
-        out[name] = roots[0]
-    return out
+    return {name: fixture_table(name, tmp_path_factory) for name in TABLES}
 
 
 def _pyhudi_read(root: Path, as_of: str | None = None, base_only: bool = False) -> pa.Table:

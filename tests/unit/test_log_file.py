@@ -10,12 +10,13 @@ import os
 import shutil
 import struct
 import warnings
-import zipfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
+
+from support import FIXTURES, fixture_table
 
 from pyhudi.errors import CorruptFileError, PyHudiError, SchemaError
 from pyhudi.file_group import log_file as lf
@@ -47,7 +48,6 @@ from pyhudi.file_group.log_file import (
     write_log_file,
 )
 
-FIXTURES = Path("/work/shared/fixtures/hudi-tables")
 TABLES = sorted(p.stem for p in FIXTURES.glob("mor_parquet_v6_*.zip")) + \
     sorted(p.stem for p in FIXTURES.glob("qs_mor_avro_v6_*.zip"))
 LOCAL = pafs.LocalFileSystem()
@@ -59,21 +59,10 @@ LOCAL = pafs.LocalFileSystem()
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory) -> dict[str, Path]:
-    """Each fixture zip unzipped (without __MACOSX) into a temporary folder; name -> table root."""
+    """Each fixture zip unzipped into its own temporary folder; name -> table root."""
     if not TABLES:
         pytest.skip(f"no fixture tables under {FIXTURES}")
-    out = {}
-    for name in TABLES:
-        dest = tmp_path_factory.mktemp(name)
-        with zipfile.ZipFile(FIXTURES / f"{name}.zip") as zf:
-            for member in zf.namelist():
-                if member.startswith("__MACOSX") or "/__MACOSX" in member:
-                    continue
-                zf.extract(member, dest)
-        roots = [p.parent.parent for p in dest.glob("*/.hoodie/hoodie.properties")]
-        assert len(roots) == 1, f"{name}: expected one table in the zip, got {roots}"
-        out[name] = roots[0]
-    return out
+    return {name: fixture_table(name, tmp_path_factory) for name in TABLES}
 
 
 def _log_files(root: Path) -> list[Path]:
