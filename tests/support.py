@@ -62,3 +62,20 @@ def _comparable(value):
     if hasattr(value, "tzinfo") and getattr(value, "tzinfo", None) is not None:
         return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
     return value
+
+
+def assert_same_rows_as_hudi_rs(spark, path, min_columns: int) -> list[str]:
+    """pyhudi and hudi-rs return the same rows for the table, now and at every completed instant (on the
+    columns both return); returns those columns."""
+    import pyhudi
+    from pyhudi.table import HudiTable
+
+    theirs = hudi_rs_read(path)
+    ours = pyhudi.read(spark, path)
+    columns = [c for c in theirs.column_names if c in ours.columns]
+    assert len(columns) >= min_columns, columns
+    assert rows(ours, columns) == rows(theirs, columns)
+    for instant in HudiTable.load(str(path)).timeline().completed_writes():
+        assert rows(pyhudi.read(spark, path, {"as.of.instant": instant.time}), columns) == \
+            rows(hudi_rs_read(path, as_of=instant.time), columns), instant.time
+    return columns

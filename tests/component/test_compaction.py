@@ -15,7 +15,6 @@ import pytest
 
 import pyhudi
 from pyhudi import errors
-from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.file_group.log_file import log_file_name, parquet_data_block, write_log_file
 from pyhudi.file_group.naming import parse_base_file_name
 from pyhudi.merge import OVERWRITE_WITH_LATEST
@@ -25,7 +24,7 @@ from pyhudi.schema import with_meta_fields_avro, avro_json
 from pyhudi.services.compaction import (compact, execute_compaction, read_compaction_plan,
                                         run_inline_compaction_if_due, schedule_compaction, should_compact)
 from pyhudi.table import HudiTable
-from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, Instant, State, Timeline, commit_metadata_bytes,
+from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, Instant, State, Timeline,
                              create_requested, new_instant_time, transition_to_completed, transition_to_inflight)
 from support import FIXTURES, fixture_table, hudi_rs_read, rows
 

@@ -5,7 +5,6 @@ tables."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

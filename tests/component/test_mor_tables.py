@@ -8,7 +8,7 @@ import pytest
 
 import pyhudi
 from pyhudi.table import HudiTable
-from support import fixture_table, hudi_rs_read, rows
+from support import assert_same_rows_as_hudi_rs, fixture_table, hudi_rs_read, rows
 
 COLUMNS = ["_hoodie_record_key", "_hoodie_partition_path", "_hoodie_commit_time", "id", "name", "price", "ts",
            "region"]
@@ -67,15 +67,7 @@ MOR_FIXTURES = ["mor_parquet_v6_nonpartitioned", "mor_parquet_v6_nonpartitioned_
 
 @pytest.mark.parametrize("name", MOR_FIXTURES)
 def test_mor_v6_fixture_matches_hudi_rs(spark, tmp_path_factory, name):
-    path = fixture_table(name, tmp_path_factory)
-    theirs = hudi_rs_read(path)
-    ours = pyhudi.read(spark, path)
-    columns = [c for c in theirs.column_names if c in ours.columns]
-    assert len(columns) >= 5
-    assert rows(ours, columns) == rows(theirs, columns)
-    for instant in HudiTable.load(str(path)).timeline().completed_writes():
-        assert rows(pyhudi.read(spark, path, {"as.of.instant": instant.time}), columns) == \
-            rows(hudi_rs_read(path, as_of=instant.time), columns), instant.time
+    assert_same_rows_as_hudi_rs(spark, fixture_table(name, tmp_path_factory), min_columns=5)
 
 
 def test_writes_during_a_pending_compaction_and_inline_compaction(spark, tmp_path):

@@ -10,7 +10,6 @@ published last; any failure before it removes the files this instant's markers n
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import shutil
 import warnings
