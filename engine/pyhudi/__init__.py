@@ -35,4 +35,52 @@ def compact(spark, path, op="scheduleAndExecute", instant_time=None, options=Non
     return _compact(spark, path, op, instant_time, options)
 
 
-__all__ = ["PyHudiError", "activate", "compact", "read", "session", "write", "__version__"]
+def delete_partitions(spark, path, partitions, options=None) -> str:
+    from pyhudi.writer.client import delete_partitions as _delete_partitions
+    return _delete_partitions(spark, path, partitions, options)
+
+
+def rollback_to_instant(spark, path, instant_time) -> bool:
+    from pyhudi.services.rollback import rollback_to_instant as _rollback_to_instant
+    return _rollback_to_instant(spark, path, instant_time)
+
+
+def create_savepoint(spark, path, instant_time=None, user="", comments="") -> str:
+    from pyhudi.services.savepoint import create_savepoint as _create_savepoint
+    return _create_savepoint(spark, path, instant_time, user, comments)
+
+
+def delete_savepoint(spark, path, instant_time) -> bool:
+    from pyhudi.services.savepoint import delete_savepoint as _delete_savepoint
+    return _delete_savepoint(spark, path, instant_time)
+
+
+def show_savepoints(spark, path) -> list:
+    from pyhudi.services.savepoint import show_savepoints as _show_savepoints
+    return _show_savepoints(spark, path)
+
+
+def restore_to_savepoint(spark, path, instant_time) -> bool:
+    from pyhudi.services.savepoint import restore_to_savepoint as _restore_to_savepoint
+    return _restore_to_savepoint(spark, path, instant_time)
+
+
+def clean(spark, path, options=None) -> dict | None:
+    from pyhudi.services.clean import clean as _clean
+    return _clean(spark, path, options)
+
+
+def archive(spark, path, options=None) -> list:
+    from pyhudi.services.archive import archive as _archive
+    return _archive(spark, path, options)
+
+
+def sql(spark, text):
+    """Run Spark SQL with Hudi's statements (CREATE TABLE ... USING hudi, INSERT/UPDATE/DELETE/MERGE, time
+    travel, CALL procedures); other statements go to spark.sql unchanged. Returns the last statement's DataFrame."""
+    from pyhudi.sqlext.router import sql as _sql
+    return _sql(spark, text)
+
+
+__all__ = ["PyHudiError", "activate", "archive", "clean", "compact", "sql", "create_savepoint", "delete_partitions", "delete_savepoint",
+           "restore_to_savepoint", "rollback_to_instant", "show_savepoints", "read", "session", "write", "__version__"]

@@ -92,6 +92,14 @@ BLOOM_FPP = _prop("hoodie.index.bloom.fpp", 0.000000001, float)
 BLOOM_FILTER_TYPE = _prop("hoodie.bloom.index.filter.type", "DYNAMIC_V0", _upper, ("SIMPLE", "DYNAMIC_V0"))
 BLOOM_DYNAMIC_MAX_ENTRIES = _prop("hoodie.bloom.index.filter.dynamic.max.entries", 100000, int)
 BLOOM_PRUNE_BY_RANGES = _prop("hoodie.bloom.index.prune.by.ranges", True, _bool)
+BLOOM_UPDATE_PARTITION_PATH = _prop("hoodie.bloom.index.update.partition.path", True, _bool,
+                                    doc="GLOBAL_BLOOM: a key arriving with a new partition moves there.")
+SIMPLE_UPDATE_PARTITION_PATH = _prop("hoodie.simple.index.update.partition.path", True, _bool,
+                                     doc="GLOBAL_SIMPLE: a key arriving with a new partition moves there.")
+BUCKET_ENGINE = _prop("hoodie.index.bucket.engine", "SIMPLE", _upper, ("SIMPLE", "CONSISTENT_HASHING"))
+BUCKET_NUM_BUCKETS = _prop("hoodie.bucket.index.num.buckets", 256, int)
+BUCKET_HASH_FIELD = _prop("hoodie.bucket.index.hash.field", None,
+                          doc="Fields hashed to pick a bucket; default: the record key fields.")
 
 # --- read -----------------------------------------------------------------------------------------------
 QUERY_TYPE = _prop("hoodie.datasource.query.type", "snapshot", lambda v: str(v).strip().lower(),
@@ -120,6 +128,14 @@ LOG_BLOCK_FORMAT = _prop("hoodie.logfile.data.block.format", "parquet", lambda v
 LOG_MAX_SIZE = _prop("hoodie.logfile.max.size", 1073741824, int)
 CONCURRENCY_MODE = _prop("hoodie.write.concurrency.mode", "single_writer", lambda v: str(v).strip().lower(),
                          ("single_writer", "optimistic_concurrency_control"))
+# --- replace operations, failed-write rollback, heartbeats (services/rollback.py, writer/transaction.py) ---
+PARTITIONS_TO_DELETE = _prop("hoodie.datasource.write.partitions.to.delete", None,
+                             doc="Comma-separated partition paths (wildcards allowed) for delete_partition.")
+FAILED_WRITES_POLICY = _prop("hoodie.cleaner.policy.failed.writes", "EAGER", _upper, ("EAGER", "LAZY", "NEVER"),
+                             doc="EAGER: the next writer rolls back failed writes; LAZY (forced by OCC): only "
+                                 "those whose heartbeat expired.")
+HEARTBEAT_INTERVAL_MS = _prop("hoodie.client.heartbeat.interval_in_ms", 60000, int)
+HEARTBEAT_TOLERABLE_MISSES = _prop("hoodie.client.heartbeat.tolerable.misses", 2, int)
 
 # Keys Hudi defines that pyhudi accepts but has no behaviour for (no warning: they are legitimate Hudi keys).
 _ACCEPTED_WITHOUT_EFFECT = {
@@ -130,12 +146,24 @@ _ACCEPTED_WITHOUT_EFFECT = {
     "hoodie.datasource.write.reconcile.schema",
     "hoodie.datasource.hive_sync.enable",
     "hoodie.embed.timeline.server",
+    "hoodie.bloom.index.use.treebased.filter",
+    "hoodie.bloom.index.use.caching",
+    "hoodie.bloom.index.bucketized.checking",
+    "hoodie.bloom.index.parallelism",
+    "hoodie.simple.index.use.caching",
+    "hoodie.simple.index.parallelism",
+    "hoodie.global.simple.index.parallelism",
     "hoodie.insert.shuffle.parallelism",
     "hoodie.delete.shuffle.parallelism",
     "hoodie.datasource.write.row.writer.enable",
     "hoodie.schema.on.read.enable",
     "hoodie.write.lock.provider",
     "hoodie.cleaner.policy.failed.writes",
+    "hoodie.datasource.write.record.merger.impls",     # SQL-layer keys (pyhudi.sqlext) kept in TBLPROPERTIES
+    "hoodie.datasource.write.record.merger.strategy",
+    "hoodie.spark.sql.insert.into.operation",
+    "hoodie.datasource.overwrite.mode",
+    "hoodie.sql.insert.mode",
 }
 # Key-generator and other families validated by their own layer.
 _ACCEPTED_PREFIXES = ("hoodie.keygen.", "hoodie.write.lock.", "hoodie.datasource.hive_sync.",
@@ -183,6 +211,9 @@ class HoodieConfig:
                                   "https://hudi.apache.org/docs/configurations", stacklevel=3)
                 continue
             self._values[key] = _parse(prop, text)
+        if any(k in self._values for k in (KEEP_MIN_COMMITS.key, KEEP_MAX_COMMITS.key, CLEANER_COMMITS_RETAINED.key)):
+            from pyhudi.services.archive import check_archival_options
+            check_archival_options(self)   # Hudi validates these when the write config is built
 
     def get(self, prop: ConfigProperty) -> Any:
         return self._values.get(prop.key, prop.default)

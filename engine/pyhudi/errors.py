@@ -42,3 +42,7 @@ class CorruptFileError(PyHudiError):
 
 class WriteConflictError(PyHudiError):
     """A concurrent writer committed changes to the same file groups."""
+
+
+class SqlError(PyHudiError, ValueError):
+    """A SQL statement cannot be parsed or names something pyhudi's SQL layer does not support."""

@@ -19,7 +19,7 @@ from pyhudi.file_group.model import BaseFile, FileGroup, FileSlice, LogFile
 from pyhudi.file_group.naming import (PARTITION_METAFILE, parse_base_file_name, parse_log_file_name,
                                       partition_of)
 from pyhudi.storage import Storage
-from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, Timeline
+from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, WRITE_ACTIONS, Timeline
 
 PROPERTIES_FILE = f"{METAFOLDER}/hoodie.properties"
 SUPPORTED_TABLE_VERSIONS = ("5", "6")
@@ -193,6 +193,10 @@ class TableProperties:
         if self.keygen_class:
             options["hoodie.datasource.write.keygenerator.class"] = self.keygen_class
         options.update({k: v for k, v in self.values.items() if k.startswith("hoodie.keygen.")})
+        # A BUCKET table's index settings (pyhudi.index.BUCKET_TABLE_KEYS): writers must hash keys alike.
+        options.update({k: v for k, v in self.values.items()
+                        if k in ("hoodie.index.type", "hoodie.index.bucket.engine", "hoodie.bucket.index.num.buckets",
+                                 "hoodie.bucket.index.hash.field")})
         return options
 
 
@@ -286,6 +290,9 @@ class FileSystemView:
         self.as_of = as_of
         writes = [i for i in timeline.completed_writes() if as_of is None or i.time <= as_of]
         self.visible_instants = {i.time for i in writes}
+        # Files older than the first write on the (active) timeline belong to archived commits: committed.
+        self.timeline_start = next((i.time for i in timeline.instants if i.action in WRITE_ACTIONS + (COMPACTION,)),
+                                   None)
         self._replaced = self._replaced_file_ids(writes)
         # Slices opened by a requested/inflight compaction collect new log files before their base exists.
         self._pending_compactions = {i.time for i in timeline.pending([COMPACTION])}
@@ -313,7 +320,7 @@ class FileSystemView:
             parsed = parse_base_file_name(info.base_name)
             if parsed:
                 file_id, token, instant_time = parsed
-                if instant_time not in self.visible_instants:
+                if instant_time not in self.visible_instants and not self.before_timeline_start(instant_time):
                     continue
                 key = (partition, file_id, instant_time)
                 slice_ = slices.setdefault(key, FileSlice(partition, file_id, instant_time))
@@ -342,9 +349,15 @@ class FileSystemView:
             group.slices.sort(key=lambda s: s.base_instant)
         return groups
 
+    def before_timeline_start(self, instant_time: str) -> bool:
+        """Hudi's isBeforeTimelineStarts: an instant older than the active timeline was archived, so committed."""
+        return self.timeline_start is not None and instant_time < self.timeline_start \
+            and (self.as_of is None or instant_time <= self.as_of)
+
     def _log_slice_visible(self, base_instant: str) -> bool:
         """A slice with only log files exists once its base instant is a completed write or pending compaction."""
         return base_instant in self.visible_instants or base_instant in self._pending_compactions \
+            or self.before_timeline_start(base_instant) \
             or self.timeline.is_completed_write(base_instant)
 
     @cached_property

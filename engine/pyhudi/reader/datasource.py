@@ -27,6 +27,7 @@ class SlicePartition(InputPartition):
     ordering_field: str | None = None
     payload_class: str | None = None
     base_only: bool = True
+    committed_before: str | None = None
 
 
 class HudiDataSource(DataSource):
@@ -50,7 +51,11 @@ class HudiDataSource(DataSource):
         return from_arrow_schema(table_schema(HudiTable.load(self._path())))
 
     def reader(self, schema):
-        return HudiReader(self._path(), self._options(), schema)
+        # A catalog table (CREATE TABLE ... USING hudi) reaches us without options: Spark passes only its schema,
+        # where the SQL layer stores the base path (pyhudi.sqlext.catalog.BASE_PATH_KEY) in a field's metadata.
+        path = self.options.get("path") or next(
+            (f.metadata["hudi.base.path"] for f in schema.fields if "hudi.base.path" in (f.metadata or {})), None)
+        return HudiReader(path or self._path(), self._options(), schema)
 
 
 class HudiReader(DataSourceReader):
@@ -64,7 +69,8 @@ class HudiReader(DataSourceReader):
         plan = plan_scan(self.path, self.options)
         base_uri = plan.table.storage.base_uri
         parts = [SlicePartition(base_uri, s, plan.begin_exclusive, plan.end_inclusive, plan.visible_instants,
-                                plan.ordering_field, plan.payload_class, plan.base_only or not s.log_files)
+                                plan.ordering_field, plan.payload_class, plan.base_only or not s.log_files,
+                                plan.committed_before)
                  for s in plan.slices]
         return parts or [SlicePartition(base_uri, None)]
 
@@ -85,7 +91,8 @@ class HudiReader(DataSourceReader):
         else:
             from pyhudi.reader.file_slice_reader import read_file_slice
             table = read_file_slice(storage, file_slice, target, visible_instants=set(partition.visible_instants),
-                                    ordering_field=partition.ordering_field, payload_class=partition.payload_class)
+                                    ordering_field=partition.ordering_field, payload_class=partition.payload_class,
+                                    committed_before=partition.committed_before)
         if partition.begin_exclusive is not None:
             commit = table["_hoodie_commit_time"]
             keep = pc.and_(pc.greater(commit, partition.begin_exclusive),

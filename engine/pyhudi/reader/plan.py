@@ -28,6 +28,7 @@ class ScanPlan:
     end_inclusive: str | None = None
     base_only: bool = False                 # read_optimized
     visible_instants: frozenset = frozenset()
+    committed_before: str | None = None     # log blocks older than the active timeline (archived) count
 
     @property
     def base_paths(self) -> list[str]:
@@ -73,14 +74,16 @@ def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
             for partition, stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).items():
                 touched.update((partition, s["fileId"]) for s in stats)
         slices = [s for s in view.merged_latest_slices() if (s.partition_path, s.file_id) in touched]
-        return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants))
+        return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants),
+                        view.timeline_start)
 
     view = table.view(as_of=as_of, timeline=timeline)
     base_only = query_type == "read_optimized"
     slices = view.merged_latest_slices()
     if base_only:
         slices = [s for s in slices if s.base_file is not None]
-    return ScanPlan(table, schema, slices, None, None, base_only, frozenset(view.visible_instants))
+    return ScanPlan(table, schema, slices, None, None, base_only, frozenset(view.visible_instants),
+                    view.timeline_start)
 
 
 def table_schema(table: HudiTable, timeline=None) -> pa.Schema:

@@ -43,8 +43,10 @@ from pyhudi.errors import ConfigError, CorruptFileError, PyHudiError, TimelineEr
 from pyhudi.file_group.base_file import BloomSettings, read_base_file, write_base_file
 from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
 from pyhudi.file_group.naming import base_file_name, parse_base_file_name, parse_log_file_name
+from pyhudi.services.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
+from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, TEMP_FOLDER,
                              WRITE_ACTIONS, Instant, State, Timeline, create_requested, format_instant_time,
                              new_instant_time, normalize_instant_argument, parse_instant_time,
@@ -192,6 +194,7 @@ def schedule_compaction(spark, path, options: dict | None = None, instant_time: 
     a write is pending before the compaction instant, or `instant_time` is not later than the timeline.
     """
     table = _load_mor(path)
+    rollback_failed_writes(table, options)   # a failed write's pending instant would block the schedule
     timeline = table.timeline()
     return _schedule(table, timeline, _Options.of(table, options), instant_time)
 
@@ -219,6 +222,7 @@ def compact(spark, path, op: str = "scheduleAndExecute", instant_time: str | Non
         raise ConfigError(f"compaction op {op!r} is not one of schedule, execute, run, scheduleAndExecute")
     table = _load_mor(path)
     opts = _Options.of(table, options)
+    rollback_failed_writes(table, options)   # a failed write's pending instant would block the schedule
     timeline = table.timeline()
     if operation == "schedule":
         scheduled = _schedule(table, timeline, opts, instant_time)
@@ -521,6 +525,7 @@ def _execute(spark, table: HudiTable, timeline: Timeline, t: str, opts: _Options
 
     inflight = transition_to_inflight(storage, requested)
     try:
+        crash_point("compaction.after_inflight")
         frame = _operations_frame(spark, plan, ctx)
         stats = [_compaction_stat(row) for row in _collect_or_raise(frame)] if frame is not None else []
         _delete_unlisted_files(storage, t, {s["path"] for s in stats})
@@ -528,6 +533,7 @@ def _execute(spark, table: HudiTable, timeline: Timeline, t: str, opts: _Options
         extra.update(plan.extra_metadata or {})
         metadata = _commit_metadata(stats, extra, COMPACT_OPERATION_TYPE)
         metadata["compacted"] = True
+        crash_point("compaction.before_commit")
         transition_to_completed(storage, inflight, metadata)
     except BaseException:
         _revert_to_requested(storage, t)

@@ -26,40 +26,68 @@ from pyhudi import errors
 from pyhudi.errors import ConfigError, RecordKeyError, SchemaError
 from pyhudi.file_group.base_file import META_COLUMNS, BloomSettings
 from pyhudi.file_group.naming import new_file_id
+from pyhudi.index import check_table_index, index_spec
+from pyhudi.index import table_properties as index_table_properties
+from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
 from pyhudi.keygen import build_key_generator
 from pyhudi.merge import IS_DELETED_FIELD, SUPPORTED_PAYLOADS
 from pyhudi.schema import (arrow_to_avro, avro_json, avro_to_arrow, check_compatible, create_table_avro,
                            storage_schema, with_meta_fields_avro)
 from pyhudi.storage import Storage
 from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
-from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, TEMP_FOLDER, Instant, State, Timeline,
+from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, TEMP_FOLDER, Instant, State, Timeline,
                              commit_metadata_bytes, create_requested, new_instant_time,
                              transition_to_completed, transition_to_inflight)
+from pyhudi.testing import crash_point
+from pyhudi.writer.replace import (PARTITIONS_TO_DELETE, REPLACE_OPERATIONS, partitions_to_delete,
+                                   replaced_file_ids)
+from pyhudi.writer.transaction import WriteTransaction
 from pyhudi.writer.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH, RECORD_KEY,
                                       STATS_DDL, GroupState, WriteContext, write_file_group, write_sorted_files)
 
 _OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
                     "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
                     "delete_partition": "DELETE_PARTITION"}
-_SUPPORTED_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete")
+_SUPPORTED_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
+                         "delete_partition")
 _SEQ_COLUMN = "_pyhudi_seq"
 _SLOT_COLUMN = "_pyhudi_slot"
 
 
-@dataclass
-class WriteResult:
-    instant_time: str
-    operation: str
-    write_stats: list[dict]
+class WriteResult(str):
+    """A completed write: equal to its instant time (so it can be used wherever the instant string was), with
+    the commit's write stats and what the index lookup did (also in the commit's extraMetadata)."""
+
+    def __new__(cls, instant_time: str, operation: str, write_stats: list[dict], index_stats: dict | None = None):
+        result = super().__new__(cls, instant_time)
+        result.instant_time = instant_time
+        result.operation = operation
+        result.write_stats = write_stats
+        result.index_stats = index_stats or {}
+        return result
+
+    def __getnewargs__(self):
+        return (self.instant_time, self.operation, self.write_stats, self.index_stats)
 
     @property
     def num_writes(self) -> int:
         return sum(s["numWrites"] for s in self.write_stats)
 
 
-def write(df: DataFrame, path: str, options: dict | None = None, mode: str = "append") -> str:
-    """Write `df` to the Hudi table at `path` with Hudi datasource `options`; returns the completed instant."""
-    return WriteClient(df.sparkSession, str(path), options or {}).write(df, mode).instant_time
+def write(df: DataFrame, path: str, options: dict | None = None, mode: str = "append") -> WriteResult:
+    """Write `df` to the Hudi table at `path` with Hudi datasource `options`; returns the WriteResult (a str equal
+    to the completed instant time)."""
+    return WriteClient(df.sparkSession, str(path), options or {}).write(df, mode)
+
+
+def delete_partitions(spark: SparkSession, path: str, partitions: list[str], options: dict | None = None) -> str:
+    """Hudi's delete_partition operation: a replacecommit that drops every file group of `partitions`."""
+    if isinstance(partitions, str):
+        partitions = [partitions]
+    if not partitions:
+        raise ConfigError(f"delete_partitions on {path} needs at least one partition path")
+    opts = {**(options or {}), C.OPERATION.key: "delete_partition", PARTITIONS_TO_DELETE: ",".join(partitions)}
+    return write(spark.createDataFrame([], "_pyhudi_empty int"), path, opts)
 
 
 class WriteClient:
@@ -90,10 +118,17 @@ class WriteClient:
         table = HudiTable.load(self.path) if exists and mode != "overwrite" else None
         if table is not None:
             config = C.HoodieConfig({**table.properties.write_options(), **self._check_identity(table)})
+        if operation == "delete_partition" and table is None:
+            raise errors.NotAHudiTableError(f"cannot delete partitions of {self.path}: there is no Hudi table there "
+                                            "(or mode='overwrite' would recreate it); check the path")
         resolved = _resolve_write_options(config, incoming, table)
         keygen = build_key_generator(resolved, resolved[C.TABLE_NAME.key])
-        _check_fields(incoming, keygen, resolved, config)
-        target_schema = self._target_schema(incoming, table, resolved[C.TABLE_NAME.key], operation)
+        if operation == "delete_partition":   # the batch may be empty and carry no columns at all
+            incoming = incoming.limit(0) if resolved.get(PARTITIONS_TO_DELETE) else incoming
+            target_schema = avro_to_arrow(table.latest_avro_schema())
+        else:
+            _check_fields(incoming, keygen, resolved, config)
+            target_schema = self._target_schema(incoming, table, resolved[C.TABLE_NAME.key], operation)
 
         if mode == "overwrite" and exists:
             _delete_table(self.storage)
@@ -104,6 +139,7 @@ class WriteClient:
     def _check_identity(self, table: HudiTable) -> dict:
         """Options may not contradict the table's identity (key fields, partition fields, table type)."""
         props = table.properties
+        check_table_index(table, self.options)   # a BUCKET table's layout is part of its identity
         checks = {
             C.RECORD_KEY.key: ",".join(props.record_key_fields),
             C.PARTITION_PATH.key: ",".join(props.partition_fields),
@@ -145,32 +181,52 @@ class _Write:
         self.table_name = resolved[C.TABLE_NAME.key]
         self.precombine = resolved.get(C.PRECOMBINE.key)
         self.is_mor = table.properties.is_mor
+        self.index = index_spec(config, keygen.record_key_fields, self.table_name)
+        self.index_stats: IndexStats | None = None
+        self.incoming_partitions: list[str] | None = None
+        self._release: list = []   # cached DataFrames / broadcasts of the index lookup, freed after the write
 
     def run(self) -> WriteResult:
         keyed = self._keyed(self._prepared()).persist()
+        replace = self.operation in REPLACE_OPERATIONS
+        if replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
+            self.config = C.HoodieConfig({**self.config.raw, C.SMALL_FILE_LIMIT.key: "0"}, warn_unknown=False)
+        transaction = WriteTransaction(self.table, self.resolved)
         try:
             counts = _collect_or_raise(keyed.groupBy(PARTITION_PATH).count())  # also surfaces key errors
-            timeline = self.table.timeline()
-            instant_time = new_instant_time(after=timeline.latest_time())
-            action = DELTA_COMMIT if self.is_mor else COMMIT
-            requested = create_requested(self.storage, instant_time, action)
+            partitions = [row[0] for row in counts]
+            self.incoming_partitions = partitions
+            if self.operation == "delete_partition":
+                partitions = partitions_to_delete(self.table, self.resolved, partitions)
+            action = REPLACE_COMMIT if replace else DELTA_COMMIT if self.is_mor else COMMIT
+            requested, timeline = transaction.begin(action)
+            instant_time = requested.time
             try:
                 inflight = transition_to_inflight(self.storage, requested, commit_metadata_bytes(
-                    _commit_metadata([], {}, _OPERATION_TYPES[self.operation])))
-                for row in counts:
-                    write_partition_metadata(self.storage, row[0], instant_time)
-                stats = self._write_files(keyed, timeline, instant_time)
-                metadata = _commit_metadata(stats, {"schema": avro_json(self.avro_schema)},
-                                            _OPERATION_TYPES[self.operation])
-                transition_to_completed(self.storage, inflight, metadata)
+                    _commit_metadata([], {}, _OPERATION_TYPES[self.operation], {} if replace else None)))
+                crash_point("write.after_inflight")
+                for partition in ([] if self.operation == "delete_partition" else partitions):
+                    write_partition_metadata(self.storage, partition, instant_time)
+                stats = [] if self.operation == "delete_partition" else \
+                    self._write_files(keyed, timeline, instant_time)
+                replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, partitions) \
+                    if replace else None
+                metadata = _commit_metadata(stats, {"schema": avro_json(self.avro_schema), **self._index_extra()},
+                                            _OPERATION_TYPES[self.operation], replaced)
+                transaction.complete(inflight, metadata)
             except BaseException:
                 _abort(self.storage, requested)
                 raise
+            finally:
+                transaction.end()
+            crash_point("write.after_complete")
             self.storage.delete_dir(f"{TEMP_FOLDER}/{instant_time}")
             if self.is_mor and self.config.get(C.COMPACT_INLINE):
                 from pyhudi.services.compaction import run_inline_compaction_if_due
                 run_inline_compaction_if_due(self.spark, self.table.storage.base_uri, self.resolved)
-            return WriteResult(instant_time, self.operation, stats)
+            from pyhudi.services.clean import run_table_services_after_commit   # clean, then archive, if due
+            run_table_services_after_commit(self.spark, self.table.storage.base_uri, self.resolved)
+            return WriteResult(instant_time, self.operation, stats, self.index_stats.as_dict() if self.index_stats else {})
         finally:
             keyed.unpersist()
 
@@ -217,7 +273,7 @@ class _Write:
             max_file_size=self.config.get(C.MAX_FILE_SIZE), is_mor=self.is_mor,
             log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
             table_avro_schema_json=avro_json(self.avro_schema))
-        if self.operation == "bulk_insert":
+        if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
             return self._bulk_insert(keyed, ctx)
 
         deduped = self._dedup(keyed)
@@ -228,12 +284,8 @@ class _Write:
                        if IS_DELETED_FIELD in deduped.columns else F.lit(False))
             deduped = deduped.withColumn(DELETE_COLUMN, deleted)
 
-        base_files = view.latest_base_files()
         existing = _group_states(view)
-        if self.operation == "insert":
-            tagged = deduped.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        else:
-            tagged = self._tag(deduped, base_files)
+        tagged = self._tag(deduped, view, instant_time)
         # Deletes of keys that do not exist change nothing.
         tagged = tagged.filter(~(F.col(DELETE_COLUMN) & F.col(FILE_ID_COLUMN).isNull()))
         tagged = self._assign_inserts(tagged, view, timeline).persist()
@@ -241,39 +293,92 @@ class _Write:
             ctx = dataclasses.replace(ctx, existing=existing)
             stats_df = tagged.groupBy(PARTITION_PATH, FILE_ID_COLUMN).applyInArrow(
                 lambda table: write_file_group(ctx, table), STATS_DDL)
-            return [_write_stat(row) for row in _collect_or_raise(stats_df)]
+            stats = [_write_stat(row) for row in _collect_or_raise(stats_df)]
+            self._finish_index_stats(stats)
+            return stats
         finally:
             tagged.unpersist()
+            for item in self._release:
+                item.unpersist()
+            self._release.clear()
 
     def _dedup(self, keyed: DataFrame) -> DataFrame:
         combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
-                   "delete": C.COMBINE_BEFORE_DELETE}[self.operation]
+                   "delete": C.COMBINE_BEFORE_DELETE, "insert_overwrite": C.COMBINE_BEFORE_INSERT,
+                   "insert_overwrite_table": C.COMBINE_BEFORE_INSERT}[self.operation]
         if not self.config.get(combine):
             return keyed
         order = [F.col(_SEQ_COLUMN).desc()]
         if self.precombine and self.operation != "delete":
             order.insert(0, F.col(f"`{self.precombine}`").desc_nulls_last())
-        window = Window.partitionBy(RECORD_KEY, PARTITION_PATH).orderBy(*order)
+        # A global index keeps one record per key across partitions (Hudi's deduplicateRecords).
+        keys = [RECORD_KEY] if self.index.is_global else [RECORD_KEY, PARTITION_PATH]
+        window = Window.partitionBy(*keys).orderBy(*order)
         return (keyed.withColumn(_SEQ_COLUMN, F.monotonically_increasing_id())
                 .withColumn("_pyhudi_rank", F.row_number().over(window))
                 .filter(F.col("_pyhudi_rank") == 1).drop("_pyhudi_rank", _SEQ_COLUMN))
 
-    def _tag(self, records: DataFrame, base_files) -> DataFrame:
-        """SIMPLE index: join incoming keys with the keys stored in the latest base files of their partitions."""
+    def _tag(self, records: DataFrame, view, instant_time: str) -> DataFrame:
+        """hoodie.index.type: set FILE_ID_COLUMN to the file group holding each record's key (null: a new key);
+        see pyhudi.index for the index types. Fills self.index_stats."""
+        from pyhudi.index import bloom, bucket, lookup
+
+        spec = self.index
+        stats = self.index_stats = IndexStats(spec.type)
+        if spec.is_bucket:
+            existing = bucket.existing_buckets(view, self.incoming_partitions, self.table_name, spec.num_buckets)
+            stats.files_considered = len(existing)
+            return bucket.tag(records, RECORD_KEY, PARTITION_PATH, FILE_ID_COLUMN, DELETE_COLUMN,
+                              list(spec.hash_fields), spec.num_buckets, existing, instant_time)
+        no_location = records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        if self.operation in ("insert", "insert_overwrite", "insert_overwrite_table"):
+            return no_location   # inserts are not looked up (Hudi: the index only tags upserts and deletes)
+        partitions = None if spec.is_global else self.incoming_partitions
+        base_files = view.latest_base_files(partitions)
         if not base_files:
-            return records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
-        uris = [self.storage.uri(b.path) for b in base_files]
-        stored = (self.spark.read.parquet(*uris)
-                  .select(F.col(RECORD_KEY), F.col(PARTITION_PATH),
-                          F.substring_index(F.col("_metadata.file_name"), "_", 1).alias(FILE_ID_COLUMN)))
-        return records.join(stored, on=[RECORD_KEY, PARTITION_PATH], how="left")
+            return no_location
+        if spec.is_bloom:
+            locations, release = bloom.locations(self.spark, self.storage, records, base_files, spec.is_global,
+                                                 spec.prune_by_ranges, FILE_ID_COLUMN, stats)
+            self._release.extend(release)
+            if locations is None:
+                return no_location
+        else:
+            stats.files_considered = stats.candidate_files = len(base_files)
+            locations = lookup.stored_keys(self.spark, self.storage, [b.path for b in base_files], FILE_ID_COLUMN)
+        return lookup.apply_locations(records, locations, FILE_ID_COLUMN, DELETE_COLUMN, spec.is_global,
+                                      spec.update_partition_path)
+
+    def _finish_index_stats(self, write_stats: list[dict]) -> None:
+        """Outcome counters from the write stats: which file groups really held incoming keys."""
+        stats = self.index_stats
+        if stats is None:
+            return
+        touched = [s for s in write_stats if s["prevCommit"] != "null" and s["numUpdateWrites"] + s["numDeletes"]]
+        stats.confirmed_files = len({(s["partitionPath"], s["fileId"]) for s in touched})
+        stats.false_positive_files = max(0, stats.candidate_files - stats.confirmed_files)
+        stats.updates = sum(s["numUpdateWrites"] + s["numDeletes"] for s in write_stats)
+        stats.inserts = sum(s["numInserts"] for s in write_stats)
+        if self.index.is_bucket:
+            stats.keys_looked_up = stats.updates + stats.inserts
+
+    def _index_extra(self) -> dict:
+        """The commit's extraMetadata entry for the index stats (a JSON string, as Hudi's values are strings)."""
+        return {EXTRA_METADATA_KEY: self.index_stats.to_json()} if self.index_stats else {}
 
     def _assign_inserts(self, tagged: DataFrame, view, timeline: Timeline) -> DataFrame:
-        """Send inserts to small files first, then to new file groups sized near hoodie.parquet.max.file.size."""
+        """Send inserts to small files first, then to new file groups sized near hoodie.parquet.max.file.size.
+        The tagged records are cached so the index lookup runs once for this count and the write."""
         tagged = tagged.withColumn(INSERT_COLUMN, F.col(FILE_ID_COLUMN).isNull() & ~F.col(DELETE_COLUMN))
+        if self.index.is_bucket:   # the bucket index gave every record its file group
+            return tagged
+        tagged = tagged.persist()
+        self._release.append(tagged)
         is_insert = F.col(INSERT_COLUMN)
-        counts = {row[0]: row[1] for row in
-                  _collect_or_raise(tagged.filter(is_insert).groupBy(PARTITION_PATH).count())}
+        rows = _collect_or_raise(tagged.groupBy(PARTITION_PATH, INSERT_COLUMN).count())
+        counts = {row[0]: row[2] for row in rows if row[1]}
+        if self.index_stats is not None and not self.index.is_bloom:
+            self.index_stats.keys_looked_up = sum(row[2] for row in rows)
         if not counts:
             return tagged
         buckets = plan_insert_buckets(counts, view, _average_record_size(timeline, self.config), self.config)
@@ -388,12 +493,16 @@ def _write_stat(row) -> dict:
     return stat
 
 
-def _commit_metadata(stats: list[dict], extra: dict, operation_type: str) -> dict:
+def _commit_metadata(stats: list[dict], extra: dict, operation_type: str, replaced: dict | None = None) -> dict:
+    """HoodieCommitMetadata JSON; with `replaced` ({partition: [file ids]}) HoodieReplaceCommitMetadata."""
     by_partition: dict[str, list] = {}
     for stat in stats:
         by_partition.setdefault(stat["partitionPath"], []).append(stat)
-    return {"partitionToWriteStats": by_partition, "compacted": False, "extraMetadata": extra,
-            "operationType": operation_type}
+    metadata = {"partitionToWriteStats": by_partition, "compacted": False, "extraMetadata": extra,
+                "operationType": operation_type}
+    if replaced is not None:
+        metadata["partitionToReplaceFileIds"] = replaced
+    return metadata
 
 
 def _abort(storage: Storage, requested: Instant) -> None:
@@ -486,6 +595,8 @@ def _table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     if props["hoodie.table.type"] == "MERGE_ON_READ":
         props["hoodie.compaction.payload.class"] = resolved[C.PAYLOAD_CLASS.key]
     props.update({k: v for k, v in resolved.items() if k.startswith("hoodie.keygen.")})
+    props.update(index_table_properties(index_spec(C.HoodieConfig(resolved, warn_unknown=False),
+                                                   keygen.record_key_fields, props["hoodie.table.name"])))
     return props
 
 

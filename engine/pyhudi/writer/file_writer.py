@@ -18,6 +18,7 @@ from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, WrittenFil
 from pyhudi.file_group.naming import base_file_name, write_token
 from pyhudi.merge import delete_mask, merge_file_group
 from pyhudi.storage import Storage
+from pyhudi.testing import crash_point
 from pyhudi.timeline import TEMP_FOLDER
 
 # Staging columns the driver adds to incoming rows.
@@ -137,6 +138,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     table = pa.concat_tables([result.kept, written]) if result.kept is not None else written
     write_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
     out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+    crash_point("write.executor.after_file")
     return _stats([(partition, file_id, out, existing.base_instant if existing else "null",
                     result.num_inserts, result.num_updates, result.num_deletes)])
 
@@ -167,6 +169,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     relative = f"{partition}/{name}" if partition else name
     write_marker(ctx.storage, ctx.instant_time, relative, "APPEND")
     size = write_log_file(ctx.storage.fs, ctx.storage.full(relative), blocks)
+    crash_point("write.executor.after_file")
     out = WrittenFile(relative, updates.num_rows, size, None, None)
     base_name = state.base_path.rsplit("/", 1)[-1] if state.base_path else ""
     return _stats([(partition, file_id, out, state.log_base_instant, 0, updates.num_rows, removed.num_rows)],

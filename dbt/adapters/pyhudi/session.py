@@ -1,0 +1,187 @@
+"""The in-process Spark session dbt runs on, and a DB-API-like cursor over the pyhudi SQL layer.
+
+One SparkSession per process: an already running one (a notebook, a test suite, a second `dbtRunner.invoke`) is
+reused, otherwise `pyhudi.session(...)` starts it from the profile. Each dbt thread gets its own session *view* of
+it (`newSession()`): same SparkContext, metastore and tables, but SQL settings (`set hoodie.datasource.overwrite.mode
+= ...` before an INSERT OVERWRITE) and temporary views neither leak into the caller's session nor race between
+dbt threads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import os
+import sys
+import threading
+from typing import Any, Optional, Sequence
+
+from dbt.adapters.events.logging import AdapterLogger
+from dbt_common.exceptions import DbtDatabaseError, DbtRuntimeError
+
+logger = AdapterLogger("pyhudi")
+
+_lock = threading.Lock()
+_dbt_sessions: dict = {}   # (id(base SparkSession), thread id) -> the dbt session derived from it
+
+# SQL settings dbt needs on every session it uses (dbt-spark's session mode leaves these gaps open).
+DBT_SQL_CONF = {
+    # dbt-spark's SQL is written for non-ANSI Spark 3 semantics (dbt-spark sets the same).
+    "spark.sql.ansi.enabled": "false",
+    # seeds insert `cast('2024-01-31' as date)`-style literals and double-typed numbers into declared columns;
+    # Spark 4's ANSI store assignment rejects some of those (e.g. string -> date in VALUES).
+    "spark.sql.storeAssignmentPolicy": "LEGACY",
+    "spark.sql.sources.partitionOverwriteMode": "dynamic",
+}
+
+
+def _running_session():
+    """The process's SparkSession if one is running (any thread), else None."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    sc = SparkContext._active_spark_context
+    if sc is not None and getattr(sc, "_jsc", None) is not None:
+        return SparkSession.builder.getOrCreate()
+    return None
+
+
+def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict):
+    """dbt's SparkSession: reuse the running one or start it once with pyhudi.session(...)."""
+    import pyhudi
+
+    with _lock:
+        base = _running_session()
+        if base is None:
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+            logger.debug(f"pyhudi: starting Spark ({master}) with warehouse {warehouse}")
+            base = pyhudi.session(master=master, warehouse_dir=warehouse, app_name="dbt-pyhudi", hive=True,
+                                  **{k: str(v) for k, v in spark_conf.items()})
+        key = (id(base), threading.get_ident())
+        dbt_spark = _dbt_sessions.get(key)
+        if dbt_spark is None:
+            for stale in [k for k in _dbt_sessions if k[0] != id(base)]:
+                del _dbt_sessions[stale]        # derived from a base session that was stopped
+            dbt_spark = _activate(base.newSession())
+            _dbt_sessions[key] = dbt_spark
+        for name, value in {**DBT_SQL_CONF, **sql_conf}.items():
+            dbt_spark.conf.set(name, str(value))
+        return dbt_spark
+
+
+def _activate(spark):
+    """Register pyhudi's `hudi` data source unless the session (or one sharing its state) already has it."""
+    import pyhudi
+
+    try:
+        pyhudi.activate(spark)
+    except Exception as exc:
+        if "DATA_SOURCE_ALREADY_EXISTS" not in str(exc):
+            raise
+    return spark
+
+
+def run_sql(spark, sql: str):
+    """Every statement dbt sends goes through the SQL layer (Hudi DDL/DML and CALL; the rest goes to Spark)."""
+    import pyhudi
+
+    sql_fn = getattr(pyhudi, "sql", None)
+    if sql_fn is None:      # the SQL layer is not installed in this build: plain Spark SQL
+        return spark.sql(sql)
+    return sql_fn(spark, sql)
+
+
+def sql_literal(value: Any) -> str:
+    """A Python value as a Spark SQL literal (dbt passes seed rows and hook values as bindings)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, decimal.Decimal)):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if value == value and value not in (float("inf"), float("-inf")) else f"'{value}'"
+    if isinstance(value, dt.datetime):
+        return "'" + value.strftime("%Y-%m-%d %H:%M:%S.%f") + "'"
+    if isinstance(value, dt.date):
+        return "'" + value.isoformat() + "'"
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"
+
+
+def bind(sql: str, bindings: Optional[Sequence[Any]]) -> str:
+    """Substitute `%s` placeholders (dbt's binding char for Spark) with literals; `%%` stays a percent sign."""
+    if not bindings:
+        return sql
+    return sql % tuple(sql_literal(b) for b in bindings)
+
+
+class Cursor:
+    """The slice of the DB-API cursor dbt uses: execute, description, fetchone/fetchmany/fetchall."""
+
+    def __init__(self, spark):
+        self._spark = spark
+        self._df = None
+        self._rows: Optional[list] = None
+        self._complete = False
+        self._pos = 0
+
+    def execute(self, sql: str, bindings: Optional[Sequence[Any]] = None) -> None:
+        sql = sql.strip()
+        while sql.endswith(";"):
+            sql = sql[:-1].rstrip()
+        sql = bind(sql, bindings)
+        self._df, self._rows, self._pos, self._complete = None, None, 0, False
+        try:
+            self._df = run_sql(self._spark, sql)
+        except DbtRuntimeError:
+            raise
+        except Exception as exc:   # AnalysisException, PyHudiError, Py4J errors: dbt shows the message
+            raise DbtDatabaseError(_message(exc)) from exc
+
+    @property
+    def description(self) -> list:
+        if self._df is None:
+            return []
+        return [(f.name, f.dataType.simpleString(), None, None, None, None, f.nullable)
+                for f in self._df.schema.fields]
+
+    def _collect(self, limit: Optional[int] = None) -> list:
+        """Rows collected so far; collects up to `limit` rows (None: all) the first time more are needed."""
+        if self._df is None:
+            return []
+        if self._rows is None or (not self._complete and (limit is None or limit > len(self._rows))):
+            try:
+                self._rows = self._df.collect() if limit is None else self._df.limit(limit).collect()
+            except Exception as exc:
+                raise DbtDatabaseError(_message(exc)) from exc
+            self._complete = limit is None or len(self._rows) < limit
+        return self._rows
+
+    def fetchall(self) -> list:
+        rows = self._collect()[self._pos:]
+        self._pos += len(rows)
+        return rows
+
+    def fetchmany(self, size: int) -> list:
+        """dbt show --limit: collects only what it shows, never the whole table."""
+        rows = self._collect(self._pos + size)[self._pos:self._pos + size]
+        self._pos += len(rows)
+        return rows
+
+    def fetchone(self):
+        rows = self.fetchmany(1)
+        return rows[0] if rows else None
+
+    def close(self) -> None:
+        self._df, self._rows, self._pos = None, None, 0
+
+
+def _message(exc: Exception) -> str:
+    text = str(exc)
+    # Py4J wraps JVM errors in long stack traces; the first paragraph is what a dbt user needs.
+    return text.split("\n\tat ")[0].strip() or type(exc).__name__

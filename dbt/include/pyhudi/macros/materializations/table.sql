@@ -1,0 +1,61 @@
+{#-- table: the first run is Hudi's CTAS (bulk_insert); a rerun replaces the rows with INSERT OVERWRITE in static
+      mode (Hudi's insert_overwrite_table), so the table keeps its timeline, time travel and incremental readers.
+      The table is recreated instead when its columns changed, when it is not a Hudi table, or on --full-refresh. --#}
+{% materialization table, adapter='pyhudi', supported_languages=['sql'] %}
+  {%- set identifier = model['alias'] -%}
+  {%- set grant_config = config.get('grants') -%}
+  {%- set file_format = pyhudi_file_format() -%}
+  {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=identifier) -%}
+  {%- set target_relation = api.Relation.create(identifier=identifier, schema=schema, database=database,
+                                                type='table', is_hudi=(file_format == 'hudi')) -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {%- if file_format == 'hudi' -%}
+    {%- set tmp_relation = make_temp_relation(target_relation, '__dbt_tmp') -%}
+    {%- call statement('create_tmp_relation') -%}
+      {{ create_temporary_view(tmp_relation, compiled_code) }}
+    {%- endcall -%}
+    {%- set new_columns = adapter.get_columns_in_relation(tmp_relation) -%}
+
+    {%- set overwrite = false -%}
+    {%- if old_relation is not none and old_relation.is_hudi and old_relation.is_table and not should_full_refresh() -%}
+      {%- set old_columns = adapter.get_columns_in_relation(old_relation) -%}
+      {%- set overwrite = (new_columns | map(attribute='name') | map('lower') | list) == (old_columns | map(attribute='name') | map('lower') | list)
+                          and (new_columns | map(attribute='data_type') | list) == (old_columns | map(attribute='data_type') | list) -%}
+    {%- endif -%}
+
+    {%- if overwrite -%}
+      {%- call statement('set_overwrite_mode') -%}
+        set hoodie.datasource.overwrite.mode = STATIC
+      {%- endcall -%}
+      {%- call statement('main') -%}
+        insert overwrite table {{ target_relation }}
+        {{ pyhudi_select_columns(tmp_relation, new_columns) }}
+      {%- endcall -%}
+    {%- else -%}
+      {%- if old_relation is not none -%}
+        {{ adapter.drop_relation(old_relation) }}
+      {%- endif -%}
+      {%- call statement('main') -%}
+        {{ create_table_as(False, target_relation, pyhudi_select_columns(tmp_relation, new_columns)) }}
+      {%- endcall -%}
+    {%- endif -%}
+    {% do adapter.drop_relation(tmp_relation.incorporate(type='view')) %}
+  {%- else -%}
+    {%- if old_relation is not none -%}
+      {{ adapter.drop_relation(old_relation) }}
+    {%- endif -%}
+    {%- call statement('main') -%}
+      {{ create_table_as(False, target_relation, compiled_code) }}
+    {%- endcall -%}
+  {%- endif -%}
+
+  {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
+  {% do apply_grants(target_relation, grant_config, should_revoke) %}
+  {% do persist_docs(target_relation, model) %}
+
+  {{ run_hooks(post_hooks) }}
+
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}

@@ -1,0 +1,121 @@
+"""BUCKET index (hoodie.index.bucket.engine=SIMPLE): a record's file group is chosen by hashing its key.
+
+Hudi's scheme (BucketIdentifier), so Java Hudi and pyhudi put a key in the same bucket:
+  hash keys = [record key] when the key has no ':' (simple key), else the values of the hash fields parsed from
+              the "field:value,field:value" key; bucket = (List.hashCode(hash keys) & Integer.MAX_VALUE) % buckets
+  file id   = 8-digit zero-padded bucket id + the rest of a UUID + "-0" (e.g. 00000003-5d1f-...-0)
+No lookup reads data: the driver maps (partition, bucket) -> existing file id from the file listing.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from pyhudi.errors import ConfigError, RecordKeyError
+
+_MASK32 = 0xFFFFFFFF
+BUCKET_COLUMN = "_pyhudi_bucket"
+
+
+def java_string_hash(text: str) -> int:
+    """java.lang.String.hashCode (over UTF-16 code units), as an unsigned 32-bit value."""
+    h = 0
+    units = text.encode("ascii") if text.isascii() else array("H", text.encode("utf-16-le"))
+    for unit in units:
+        h = (31 * h + unit) & _MASK32
+    return h
+
+
+def _java_split(text: str, sep: str) -> list[str]:
+    """String.split for a one-character separator: trailing empty strings are dropped."""
+    parts = text.split(sep)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def hash_keys(record_key: str, hash_fields: list[str]) -> list[str | None]:
+    """BucketIdentifier.getHashKeys: the values hashed for a record key."""
+    if ":" not in record_key:
+        return [record_key]
+    pairs = {}
+    for part in _java_split(record_key, ","):
+        pieces = _java_split(part, ":")
+        if len(pieces) < 2 or pieces[0] in pairs:
+            raise RecordKeyError(f"record key {record_key!r} cannot be hashed by the bucket index: Hudi parses keys "
+                                 "containing ':' as 'field:value,...' pairs; use key values without ':' or ','")
+        pairs[pieces[0]] = pieces[1]
+    return [pairs.get(field) for field in hash_fields]
+
+
+def bucket_id(record_key: str, hash_fields: list[str], num_buckets: int) -> int:
+    h = 1   # java.util.List.hashCode
+    for value in hash_keys(record_key, hash_fields):
+        h = (31 * h + (java_string_hash(value) if value is not None else 0)) & _MASK32
+    return (h & 0x7FFFFFFF) % num_buckets
+
+
+def bucket_id_str(bucket: int) -> str:
+    return f"{bucket:08d}"
+
+
+def bucket_of_file_id(file_id: str) -> int | None:
+    """BucketIdentifier.bucketIdFromFileId, or None when the file id does not start with 8 digits."""
+    prefix = file_id[:8]
+    return int(prefix) if len(prefix) == 8 and prefix.isdigit() else None
+
+
+def existing_buckets(view, partitions=None, table: str = "", num_buckets: int | None = None) -> dict:
+    """(partition, bucket) -> file id of the file groups in the view; raises when the layout is not a bucket
+    layout for `num_buckets` (a file id without bucket prefix, a bucket out of range, two groups per bucket)."""
+    out: dict[tuple[str, int], str] = {}
+    for slice_ in view.latest_slices(partitions):
+        bucket = bucket_of_file_id(slice_.file_id)
+        where = f"table {table} partition {slice_.partition_path or '(none)'!r} file group {slice_.file_id}"
+        if bucket is None:
+            raise ConfigError(f"{where} was not written by a bucket index (its file id has no bucket prefix); "
+                              "hoodie.index.type=BUCKET needs a table created with it: rewrite the table with "
+                              "mode='overwrite' or use another index type")
+        if num_buckets is not None and bucket >= num_buckets:
+            raise ConfigError(f"{where} is bucket {bucket} but hoodie.bucket.index.num.buckets={num_buckets}; the "
+                              "number of buckets of a BUCKET table cannot change: write with the table's bucket "
+                              "count or recreate the table with mode='overwrite'")
+        key = (slice_.partition_path, bucket)
+        if key in out:
+            raise ConfigError(f"{where}: bucket {bucket} already belongs to file group {out[key]}; a bucket table "
+                              "holds one file group per bucket")
+        out[key] = slice_.file_id
+    return out
+
+
+def tag(records: DataFrame, record_key: str, partition_col: str, file_id_col: str, delete_col: str,
+        hash_fields: list[str], num_buckets: int, existing: dict, instant_time: str) -> DataFrame:
+    """Set `file_id_col` on every record: its bucket's existing file group, or a new bucket file id (same for all
+    records of that bucket in this write). Deletes for buckets without a file group get no file id."""
+    fields = list(hash_fields)
+
+    @F.pandas_udf("int")
+    def buckets(keys: pd.Series) -> pd.Series:
+        return keys.map(lambda k: bucket_id(k, fields, num_buckets)).astype("int32")
+
+    spark = records.sparkSession
+    mapping = spark.createDataFrame(
+        [(p, b, f) for (p, b), f in existing.items()] or [("", -1, "")],
+        "_pyhudi_bucket_partition string, _pyhudi_bucket_id int, _pyhudi_bucket_file string")
+    with_bucket = records.withColumn(BUCKET_COLUMN, buckets(F.col(record_key)))
+    joined = with_bucket.join(
+        F.broadcast(mapping),
+        (F.col(partition_col) == F.col("_pyhudi_bucket_partition")) & (F.col(BUCKET_COLUMN) == F.col("_pyhudi_bucket_id")),
+        "left")
+    digest = F.md5(F.concat_ws("|", F.lit(instant_time), F.col(partition_col), F.col(BUCKET_COLUMN).cast("string")))
+    new_id = F.concat(F.lpad(F.col(BUCKET_COLUMN).cast("string"), 8, "0"), F.lit("-"), F.substring(digest, 9, 4),
+                      F.lit("-"), F.substring(digest, 13, 4), F.lit("-"), F.substring(digest, 17, 4), F.lit("-"),
+                      F.substring(digest, 21, 12), F.lit("-0"))
+    file_id = (F.when(F.col("_pyhudi_bucket_file").isNotNull(), F.col("_pyhudi_bucket_file"))
+               .when(~F.col(delete_col), new_id))
+    return (joined.withColumn(file_id_col, file_id)
+            .drop(BUCKET_COLUMN, "_pyhudi_bucket_partition", "_pyhudi_bucket_id", "_pyhudi_bucket_file"))

@@ -1,0 +1,339 @@
+"""Rollback and restore: undo a write, as Hudi 0.14/0.15 (table version 6) records it on the timeline.
+
+A rollback of instant X is its own instant R, later than everything on the timeline:
+
+1. `R.rollback.requested` — a HoodieRollbackPlan (Avro): per file group, the files X created (found by X's
+   markers in `.hoodie/.temp/X/`, X's commit metadata and base files named `*_X.parquet`) and the log files that
+   also hold other instants' blocks (those get a ROLLBACK command block instead of being deleted);
+2. `R.rollback.inflight`, then: X's completed file goes first (readers stop seeing X at once), then X's data
+   files, X's pending instant files and markers;
+3. `R.rollback` — a HoodieRollbackMetadata (Avro) listing what was deleted.
+
+A crash anywhere leaves a pending rollback that the next writer finishes from its plan (all steps are idempotent).
+A restore rolls back every write after a savepoint, newest first, under one `restore` instant
+(`.restore.requested` = HoodieRestorePlan, `.restore` = HoodieRestoreMetadata with each rollback's metadata).
+
+Failed writes (a requested/inflight commit, delta commit or replace commit that never completed) are rolled back
+by the next writer: all of them with `hoodie.cleaner.policy.failed.writes=EAGER` (single writer), only those whose
+heartbeat expired with `LAZY` (optimistic concurrency control). Compactions are never failed writes: a requested
+plan stays, an inflight one is re-executed by compaction.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Mapping
+
+from pyhudi.errors import TimelineError
+from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
+from pyhudi.services import avro_metadata as avro
+from pyhudi.storage import Storage
+from pyhudi.table import HudiTable
+from pyhudi.testing import crash_point
+from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
+                             RESTORE, ROLLBACK, SAVEPOINT, TEMP_FOLDER, Instant, State, Timeline,
+                             new_instant_time, normalize_instant_argument)
+
+FAILED_WRITES_KEY = "hoodie.cleaner.policy.failed.writes"
+OCC = "optimistic_concurrency_control"
+CONCURRENCY_KEY = "hoodie.write.concurrency.mode"
+# Actions a restore rolls back (Hudi's write timeline).
+RESTORABLE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION)
+_MARKER_SUFFIXES = (".marker.CREATE", ".marker.MERGE", ".marker.APPEND")
+
+
+class RollbackError(TimelineError):
+    """A rollback or restore was asked for an instant it cannot undo."""
+
+
+# --- public API ---------------------------------------------------------------------------------------------
+def rollback_to_instant(spark, path, instant_time: str) -> bool:
+    """Roll back the latest completed commit `instant_time` (Hudi's `rollback_to_instant` procedure)."""
+    table = HudiTable.load(str(path))
+    instant_time = normalize_instant_argument(instant_time)
+    finish_pending_rollbacks(table)
+    timeline = table.timeline()
+    base = table.storage.base_uri
+    writes = timeline.completed_writes()
+    target = next((i for i in writes if i.time == instant_time), None)
+    latest = writes[-1].time if writes else None
+    if target is None:
+        found = timeline.find(instant_time)
+        state = f"is a {found.action} in state {found.state.name}" if found else "does not exist"
+        raise RollbackError(f"cannot roll back {instant_time} of table {base}: the instant {state}; only the latest "
+                            f"completed commit can be rolled back (latest: {latest or 'none'})")
+    if instant_time != latest:
+        raise RollbackError(f"cannot roll back {instant_time} of table {base}: found commits after it, the latest "
+                            f"completed commit is {latest}; roll back the later commits first (newest first)")
+    if instant_time in {i.time for i in timeline.completed([SAVEPOINT])}:
+        raise RollbackError(f"could not roll back the savepointed commit {instant_time} of table {base}; delete "
+                            "the savepoint first (delete_savepoint)")
+    later = [i for i in timeline.pending(RESTORABLE_ACTIONS) if i.time > instant_time]
+    if later:
+        raise RollbackError(f"cannot roll back {instant_time} of table {base}: instants after it are pending "
+                            f"({', '.join(str(i) for i in later)}); finish or roll them back first")
+    rollback(table, _resolve_action(table.storage, target), timeline)
+    return True
+
+
+def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> dict:
+    """Roll back every write instant after `instant_time`, newest first, under one restore instant."""
+    finish_pending_rollbacks(table)
+    timeline = table.timeline()
+    targets = [_resolve_action(table.storage, i) for i in reversed(timeline.instants)
+               if i.time > instant_time and i.action in RESTORABLE_ACTIONS]
+    restore_time = new_instant_time(after=timeline.latest_time())
+    plan = {"instantsToRollback": [{"commitTime": i.time, "action": i.action} for i in targets], "version": 2,
+            "savepointToRestoreTimestamp": instant_time if savepoint else None}
+    requested = Instant(restore_time, RESTORE, State.REQUESTED)
+    _create(table.storage, requested, avro.to_bytes(avro.RESTORE_PLAN, plan))
+    _create(table.storage, requested.with_state(State.INFLIGHT), b"")
+    return _run_restore(table, restore_time, plan)
+
+
+def _run_restore(table: HudiTable, restore_time: str, plan: dict) -> dict:
+    started = time.time()
+    per_instant: dict[str, list] = {}
+    for index, info in enumerate(plan["instantsToRollback"]):
+        timeline = table.timeline()
+        target = Instant(info["commitTime"], info["action"], State.COMPLETED)
+        if not _instant_files(table.storage, target):
+            continue    # rolled back before a crash
+        per_instant[target.time] = [rollback(table, target, timeline, restore_time=restore_time)]
+        if index == 0:
+            crash_point("restore.after_first_rollback")
+    savepoint = plan.get("savepointToRestoreTimestamp")
+    if savepoint:
+        # Savepoints of rolled-back commits pin files that no longer exist.
+        for instant in table.timeline().completed([SAVEPOINT]):
+            if instant.time > savepoint:
+                table.storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
+                table.storage.delete_file(f"{METAFOLDER}/{instant.with_state(State.INFLIGHT).file_name}")
+    metadata = {"startRestoreTime": restore_time, "timeTakenInMillis": int((time.time() - started) * 1000),
+                "instantsToRollback": [i["commitTime"] for i in plan["instantsToRollback"]],
+                "hoodieRestoreMetadata": per_instant, "version": 1,
+                "restoreInstantInfo": plan["instantsToRollback"], "extraMetadata": None}
+    _create(table.storage, Instant(restore_time, RESTORE), avro.to_bytes(avro.RESTORE_METADATA, metadata))
+    return metadata
+
+
+# --- failed writes --------------------------------------------------------------------------------------------
+def failed_writes_policy(options: Mapping[str, str] | None) -> str:
+    """EAGER for a single writer, LAZY under optimistic concurrency control (Hudi forces LAZY there)."""
+    options = options or {}
+    if str(options.get(CONCURRENCY_KEY, "")).strip().lower() == OCC:
+        return "LAZY"
+    return str(options.get(FAILED_WRITES_KEY) or "EAGER").strip().upper()
+
+
+def rollback_failed_writes(table: HudiTable, options: Mapping[str, str] | None = None,
+                           exclude: set[str] | None = None) -> list[str]:
+    """Roll back pending writes left by failed writers (EAGER: all; LAZY: those whose heartbeat expired), after
+    finishing interrupted rollbacks and restores. Returns the rolled-back instant times."""
+    from pyhudi.services.heartbeat import delete_heartbeat, is_heartbeat_expired
+
+    finish_pending_rollbacks(table)
+    policy = failed_writes_policy(options)
+    if policy == "NEVER":
+        return []
+    timeline = table.timeline()
+    lazy = policy == "LAZY"
+    done = []
+    for instant in reversed(timeline.pending((COMMIT, DELTA_COMMIT, REPLACE_COMMIT))):
+        if exclude and instant.time in exclude:
+            continue
+        if instant.action == REPLACE_COMMIT and _is_clustering(table.storage, instant):
+            continue
+        if lazy and not is_heartbeat_expired(table.storage, instant.time, options):
+            continue
+        rollback(table, instant, timeline)
+        delete_heartbeat(table.storage, instant.time)
+        done.append(instant.time)
+    _delete_stale_markers(table.storage, table.timeline())
+    return done
+
+
+def finish_pending_rollbacks(table: HudiTable) -> None:
+    """Complete rollbacks and restores a crash interrupted, from their plans."""
+    timeline = table.timeline()
+    for instant in timeline.pending([RESTORE]):
+        where = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+        plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
+        if not instant.with_state(State.INFLIGHT) in timeline.instants:
+            _create(table.storage, instant.with_state(State.INFLIGHT), b"")
+        _run_restore(table, instant.time, plan)
+    for instant in table.timeline().pending([ROLLBACK]):
+        where = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+        plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
+        _execute(table, instant.time, plan, publish_inflight=instant.state == State.REQUESTED)
+
+
+# --- one rollback ---------------------------------------------------------------------------------------------
+def rollback(table: HudiTable, target: Instant, timeline: Timeline | None = None,
+             restore_time: str | None = None) -> dict:
+    """Roll back `target` (any state); returns the HoodieRollbackMetadata record. Inside a restore
+    (`restore_time`), no rollback instant is published: the restore instant records the metadata."""
+    timeline = timeline or table.timeline()
+    plan = plan_rollback(table, target)
+    if restore_time is not None:
+        return _execute(table, restore_time, plan, publish=False)
+    rollback_time = new_instant_time(after=timeline.latest_time())
+    requested = Instant(rollback_time, ROLLBACK, State.REQUESTED)
+    _create(table.storage, requested, avro.to_bytes(avro.ROLLBACK_PLAN, plan))
+    crash_point("rollback.after_plan")
+    return _execute(table, rollback_time, plan)
+
+
+def plan_rollback(table: HudiTable, target: Instant) -> dict:
+    """HoodieRollbackPlan for `target`: the files it wrote, grouped by file group."""
+    storage = table.storage
+    written = set(_marked_files(storage, target.time))
+    if target.is_completed:
+        meta = Timeline(storage, []).read_metadata(target)   # a compaction's completed file is `<t>.commit`
+        for stats in (meta.get("partitionToWriteStats") or {}).values():
+            written.update(s["path"] for s in stats if s.get("path"))
+    base_path = storage.base_path
+    for info in storage.list_files("", recursive=True):   # base files named with the instant (no marker left)
+        relative = info.path[len(base_path) + 1:]
+        if relative.startswith(METAFOLDER + "/"):
+            continue
+        parsed = parse_base_file_name(info.base_name)
+        if parsed and parsed[2] == target.time:
+            written.add(relative)
+    requests: dict[tuple[str, str], dict] = {}
+    for relative in sorted(written):
+        name = relative.rsplit("/", 1)[-1]
+        base = parse_base_file_name(name)
+        log = parse_log_file_name(name)
+        file_id = base[0] if base else (log[0] if log else None)
+        key = (partition_of(relative), file_id or "")
+        request = requests.setdefault(key, {"partitionPath": key[0], "fileId": file_id,
+                                            "latestBaseInstant": log[1] if log else target.time,
+                                            "filesToBeDeleted": [], "logBlocksToBeDeleted": None})
+        if log and storage.exists(relative) and _has_other_instants(storage, relative, target.time):
+            request["logBlocksToBeDeleted"] = {**(request["logBlocksToBeDeleted"] or {}),
+                                               storage.full(relative): storage.file_size(relative)}
+        else:
+            request["filesToBeDeleted"].append(storage.full(relative))
+    return {"instantToRollback": {"commitTime": target.time, "action": target.action},
+            "RollbackRequests": list(requests.values()), "version": 1}
+
+
+def _execute(table: HudiTable, rollback_time: str, plan: dict, publish: bool = True,
+             publish_inflight: bool = True) -> dict:
+    storage = table.storage
+    started = time.time()
+    info = plan["instantToRollback"]
+    target = Instant(info["commitTime"], info["action"], State.COMPLETED)
+    if publish and publish_inflight:
+        _create(storage, Instant(rollback_time, ROLLBACK, State.INFLIGHT), b"")
+    # Readers stop seeing the target first, then its files go.
+    storage.delete_file(f"{METAFOLDER}/{target.file_name}")
+    crash_point("rollback.after_instant_deleted")
+    partitions: dict[str, dict] = {}
+    deleted = 0
+    for request in plan.get("RollbackRequests") or []:
+        entry = partitions.setdefault(request["partitionPath"], {
+            "partitionPath": request["partitionPath"], "successDeleteFiles": [], "failedDeleteFiles": [],
+            "rollbackLogFiles": None, "writtenLogFiles": None})
+        for full in request.get("filesToBeDeleted") or []:
+            relative = _relative(storage, full)
+            if storage.exists(relative):
+                storage.delete_file(relative)
+                entry["successDeleteFiles"].append(full)
+                deleted += 1
+        for full in (request.get("logBlocksToBeDeleted") or {}):
+            size = _append_rollback_block(storage, _relative(storage, full), rollback_time, target.time)
+            entry["rollbackLogFiles"] = {**(entry["rollbackLogFiles"] or {}), full: size}
+    for instant_file in _instant_files(storage, target):
+        storage.delete_file(f"{METAFOLDER}/{instant_file}")
+    storage.delete_dir(f"{TEMP_FOLDER}/{target.time}")
+    metadata = {"startRollbackTime": rollback_time, "timeTakenInMillis": int((time.time() - started) * 1000),
+                "totalFilesDeleted": deleted, "commitsRollback": [target.time], "partitionMetadata": partitions,
+                "version": 1, "instantsRollback": [{"commitTime": target.time, "action": target.action}]}
+    if publish:
+        crash_point("rollback.before_complete")
+        _create(storage, Instant(rollback_time, ROLLBACK), avro.to_bytes(avro.ROLLBACK_METADATA, metadata))
+    return metadata
+
+
+# --- helpers --------------------------------------------------------------------------------------------------
+def _create(storage: Storage, instant: Instant, content: bytes) -> None:
+    if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content):
+        raise TimelineError(f"instant {instant} already exists in {storage.base_uri}/{METAFOLDER}")
+
+
+def _relative(storage: Storage, full: str) -> str:
+    for prefix in (storage.uri(""), "file:" + storage.base_path, storage.base_path):
+        if full.startswith(prefix + "/"):
+            return full[len(prefix) + 1:]
+    return full
+
+
+def _resolve_action(storage: Storage, instant: Instant) -> Instant:
+    """A completed compaction appears as `<t>.commit`; roll it back as the compaction it was."""
+    if instant.action == COMMIT and instant.is_completed and \
+            storage.exists(f"{METAFOLDER}/{Instant(instant.time, COMPACTION, State.REQUESTED).file_name}"):
+        return Instant(instant.time, COMPACTION, State.COMPLETED)
+    return instant
+
+
+def _instant_files(storage: Storage, target: Instant) -> list[str]:
+    """Timeline files of `target` that exist, completed first (so a crash leaves it pending, never half-done)."""
+    names = [target.with_state(s).file_name for s in (State.COMPLETED, State.INFLIGHT, State.REQUESTED)]
+    if target.action == COMPACTION:
+        names[0] = Instant(target.time, COMMIT).file_name
+    return [n for n in names if storage.exists(f"{METAFOLDER}/{n}")]
+
+
+def _marked_files(storage: Storage, instant_time: str) -> list[str]:
+    root = f"{TEMP_FOLDER}/{instant_time}"
+    prefix = storage.full(root) + "/"
+    out = []
+    for info in storage.list_files(root, recursive=True):
+        relative = info.path[len(prefix):]
+        for suffix in _MARKER_SUFFIXES:
+            if relative.endswith(suffix):
+                out.append(relative[:-len(suffix)])
+    return out
+
+
+def _has_other_instants(storage: Storage, relative: str, instant_time: str) -> bool:
+    """Whether a log file holds blocks of instants other than `instant_time` (a Java writer appends to files)."""
+    from pyhudi.file_group.log_file import read_log_file
+
+    try:
+        blocks = read_log_file(storage.fs, storage.full(relative), decode=False)
+    except Exception:  # noqa: BLE001 - an unreadable (half-written) log file of a failed write is deleted
+        return False
+    return any(b.instant_time not in (None, instant_time) for b in blocks)
+
+
+def _append_rollback_block(storage: Storage, relative: str, rollback_time: str, target_time: str) -> int:
+    """Hudi's rollback of blocks inside a shared log file: a ROLLBACK command block targeting the instant."""
+    from pyhudi.file_group.log_file import append_log_blocks, rollback_command_block
+
+    return append_log_blocks(storage.fs, storage.full(relative), [rollback_command_block(rollback_time, target_time)])
+
+
+def _is_clustering(storage: Storage, instant: Instant) -> bool:
+    """A pending replacecommit whose requested file holds a clustering plan is clustering, not a failed write."""
+    name = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+    if not storage.exists(name):
+        return False
+    data = storage.read_bytes(name)
+    if not data:
+        return False
+    try:
+        record = avro.from_bytes(data, name)
+    except Exception:  # noqa: BLE001
+        return False
+    return record.get("operationType") == "CLUSTER" or bool(record.get("clusteringPlan"))
+
+
+def _delete_stale_markers(storage: Storage, timeline: Timeline) -> None:
+    """Marker folders of instants that are no longer pending (left by a crash right after a commit)."""
+    pending = {i.time for i in timeline.pending()}
+    for name in storage.list_dirs(TEMP_FOLDER):
+        if name.isdigit() and name not in pending:
+            storage.delete_dir(f"{TEMP_FOLDER}/{name}")

@@ -1,0 +1,167 @@
+"""Hudi tables in Spark's session catalog (the embedded Hive metastore by default).
+
+A Hudi table is a catalog table with provider `hudi`, the five `_hoodie_*` meta columns first (as Hudi's own
+catalog tables have), its partition columns, and TBLPROPERTIES (primaryKey, preCombineField, type, hoodie.*).
+Spark hands a Python data source that backs a catalog table no options, only the table's schema, so the
+table's base path is also kept in the metadata of the first column (BASE_PATH_KEY): that is how a plain
+`spark.sql("SELECT ... FROM t")` finds the files in any session where `pyhudi.activate(spark)` ran.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlparse
+
+from pyspark.sql import SparkSession
+from pyspark.sql import types as T
+
+from pyhudi.file_group.base_file import META_COLUMNS
+
+BASE_PATH_KEY = "hudi.base.path"   # read by pyhudi.reader.datasource when Spark passes no `path` option
+PROVIDER = "hudi"
+
+
+@dataclass
+class CatalogEntry:
+    """What the catalog knows about one table."""
+
+    database: str
+    name: str
+    provider: str
+    location: str                     # a local path or a URI pyhudi's Storage understands
+    managed: bool
+    properties: dict = field(default_factory=dict)
+    partition_columns: list = field(default_factory=list)
+    schema: T.StructType | None = None
+
+    @property
+    def is_hudi(self) -> bool:
+        return self.provider.lower() == PROVIDER
+
+    @property
+    def qualified(self) -> str:
+        return f"`{self.database}`.`{self.name}`"
+
+    @property
+    def data_fields(self) -> list[T.StructField]:
+        """Columns a writer supplies (catalog order: partition columns last, as Spark and Hudi keep them)."""
+        return [f for f in self.schema.fields if f.name not in META_COLUMNS]
+
+
+def _jvm(spark: SparkSession):
+    return spark.sparkContext._jvm
+
+
+def _jcatalog(spark: SparkSession):
+    return spark._jsparkSession.sessionState().catalog()
+
+
+def _identifier(spark: SparkSession, database: str | None, name: str):
+    jvm = _jvm(spark)
+    return jvm.org.apache.spark.sql.catalyst.TableIdentifier.apply(name, jvm.scala.Option.apply(database))
+
+
+def location_to_path(uri: str) -> str:
+    """`file:/tmp/x` (how the metastore keeps local locations) -> `/tmp/x`; other URIs stay as they are."""
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        return unquote(parsed.path) if parsed.scheme else uri
+    return uri
+
+
+def split_name(parts: list[str], spark: SparkSession) -> tuple[str | None, str | None, str]:
+    """(catalog, database, table) of a 1-3 part name."""
+    parts = [p for p in parts if p]
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    if len(parts) == 2:
+        return None, parts[0], parts[1]
+    return None, None, parts[0]
+
+
+def lookup(spark: SparkSession, catalog: str | None, database: str | None, name: str) -> CatalogEntry | None:
+    """The session catalog's entry for a table, or None (unknown, a temporary view, or another catalog)."""
+    if catalog and catalog.lower() != "spark_catalog":
+        return None
+    jcat = _jcatalog(spark)
+    if database is None and jcat.getTempView(name).isDefined():
+        return None
+    ident = _identifier(spark, database, name)
+    try:
+        if not jcat.tableExists(ident):
+            return None
+        meta = jcat.getTableMetadata(ident)
+    except Exception:  # noqa: BLE001 - an unknown database etc.: Spark reports it when it runs the statement
+        return None
+    converters = _jvm(spark).scala.jdk.javaapi.CollectionConverters
+    provider = meta.provider().get() if meta.provider().isDefined() else ""
+    location = meta.location().toString() if meta.storage().locationUri().isDefined() else ""
+    schema = T.StructType.fromJson(json.loads(meta.schema().json()))
+    return CatalogEntry(
+        database=meta.identifier().database().get() if meta.identifier().database().isDefined()
+        else spark.catalog.currentDatabase(),
+        name=meta.identifier().table(), provider=provider, location=location_to_path(location),
+        managed=meta.tableType().name() == "MANAGED",
+        properties=dict(converters.asJava(meta.properties())),
+        partition_columns=list(converters.asJava(meta.partitionColumnNames())), schema=schema)
+
+
+def default_location(spark: SparkSession, database: str | None, name: str) -> str:
+    """Where Spark puts a managed table: <warehouse>/<db>.db/<name> (the default database: <warehouse>/<name>)."""
+    uri = _jcatalog(spark).defaultTablePath(_identifier(spark, database or spark.catalog.currentDatabase(), name))
+    return location_to_path(uri.toString())
+
+
+def _sql_string(text: str) -> str:
+    return "'" + str(text).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def catalog_schema(data_schema: T.StructType) -> T.StructType:
+    """Hudi's catalog schema: the meta columns, then the data columns."""
+    meta = [T.StructField(c, T.StringType(), True) for c in META_COLUMNS]
+    return T.StructType(meta + [f for f in data_schema.fields if f.name not in META_COLUMNS])
+
+
+def register(spark: SparkSession, database: str | None, name: str, data_schema: T.StructType,
+             partition_columns: list[str], location: str | None, properties: dict[str, str]) -> CatalogEntry:
+    """CREATE TABLE ... USING hudi in the session catalog; location None makes a managed table (Spark picks
+    its folder). Returns the new entry."""
+    jvm = _jvm(spark)
+    schema = catalog_schema(data_schema)
+    ddl = jvm.org.apache.spark.sql.types.DataType.fromJson(schema.json()).toDDL()
+    target = f"`{database}`.`{name}`" if database else f"`{name}`"
+    text = f"CREATE TABLE {target} ({ddl}) USING {PROVIDER}"
+    if partition_columns:
+        text += " PARTITIONED BY (" + ", ".join(f"`{c}`" for c in partition_columns) + ")"
+    if location is not None:
+        text += f" LOCATION {_sql_string(location)}"
+    if properties:
+        text += " TBLPROPERTIES (" + ", ".join(f"{_sql_string(k)} = {_sql_string(v)}"
+                                                for k, v in properties.items()) + ")"
+    spark.sql(text)
+    entry = lookup(spark, None, database, name)
+    stamp_base_path(spark, entry)
+    return lookup(spark, None, entry.database, entry.name)
+
+
+def stamp_base_path(spark: SparkSession, entry: CatalogEntry, data_schema: T.StructType | None = None) -> None:
+    """Record the base path in the first data column's metadata (and optionally replace the data schema)."""
+    jcat = _jcatalog(spark)
+    ident = _identifier(spark, entry.database, entry.name)
+    if data_schema is None:
+        data_schema = T.StructType.fromJson(json.loads(jcat.getTableMetadata(ident).dataSchema().json()))
+    fields = list(data_schema.fields)
+    first = fields[0]
+    fields[0] = T.StructField(first.name, first.dataType, first.nullable,
+                              {**(first.metadata or {}), BASE_PATH_KEY: entry.location})
+    jschema = _jvm(spark).org.apache.spark.sql.types.DataType.fromJson(T.StructType(fields).json())
+    jcat.alterTableDataSchema(ident, jschema)
+
+
+def add_columns(spark: SparkSession, entry: CatalogEntry, new_fields: list[T.StructField]) -> None:
+    """ALTER TABLE ADD COLUMNS for a Hudi table (Spark refuses it for data source tables it does not know)."""
+    jcat = _jcatalog(spark)
+    ident = _identifier(spark, entry.database, entry.name)
+    data = T.StructType.fromJson(json.loads(jcat.getTableMetadata(ident).dataSchema().json()))
+    stamp_base_path(spark, entry, T.StructType(list(data.fields) + list(new_fields)))

@@ -1,0 +1,221 @@
+"""DDL on Hudi tables: CREATE TABLE [AS SELECT], DROP TABLE, ALTER TABLE ADD COLUMNS / RENAME.
+
+Defaults follow Hudi's Spark SQL (HoodieCatalogTable / ProvidesHoodieConfig): SQL-created tables use hive-style
+partition folders, the key generator is inferred from the primary key and partition columns, there is no
+default ordering field, and the table lives at the catalog's location (<warehouse>/<db>.db/<table>) unless
+LOCATION says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+from sqlglot import exp
+
+from pyhudi import config as C
+from pyhudi.errors import SqlError
+from pyhudi.sqlext import catalog
+from pyhudi.sqlext.query import Resolver
+
+HIVE_STYLE_DEFAULT = "true"
+
+
+def is_hudi_create(stmt: exp.Create) -> bool:
+    props = stmt.args.get("properties")
+    if stmt.kind != "TABLE" or props is None:
+        return False
+    return any(isinstance(p, exp.FileFormatProperty) and p.name.lower() == "hudi" for p in props.expressions)
+
+
+def _literal(node: exp.Expression) -> str:
+    if isinstance(node, (exp.Literal, exp.Var, exp.Identifier)):
+        return str(node.this)
+    if isinstance(node, exp.Boolean):
+        return "true" if node.this else "false"
+    return node.sql("spark")
+
+
+def _table_options(stmt: exp.Create) -> tuple[dict, list[str], str | None, list]:
+    """(options as written in OPTIONS and TBLPROPERTIES, partition columns, LOCATION, typed partition cols)."""
+    options: dict[str, str] = {}
+    partitions: list[str] = []
+    typed: list = []
+    location = None
+    for prop in stmt.args["properties"].expressions:
+        if isinstance(prop, exp.OptionsProperty):
+            for item in prop.expressions:
+                options[_literal(item.this)] = _literal(item.args["value"])
+        elif isinstance(prop, exp.Property) and not isinstance(prop, exp.FileFormatProperty):
+            if type(prop) is exp.Property:
+                options[_literal(prop.this)] = _literal(prop.args["value"])
+        if isinstance(prop, exp.PartitionedByProperty):
+            cols = prop.this.expressions if isinstance(prop.this, (exp.Schema, exp.Tuple)) else [prop.this]
+            for col in cols:
+                if isinstance(col, exp.ColumnDef):
+                    typed.append(col)
+                partitions.append(col.name)
+        elif isinstance(prop, exp.LocationProperty):
+            location = _literal(prop.this)
+    return options, partitions, location, typed
+
+
+def _struct_from_defs(spark: SparkSession, defs: list[exp.ColumnDef]) -> T.StructType:
+    ddl = ", ".join(d.sql("spark") for d in defs)
+    jvm = spark.sparkContext._jvm
+    return T.StructType.fromJson(json.loads(jvm.org.apache.spark.sql.types.StructType.fromDDL(ddl).json()))
+
+
+def hudi_options(options: dict, partitions: list[str], name: str, database: str) -> dict:
+    """Hudi write options for a new SQL table (aliases resolved, SQL defaults applied)."""
+    resolved = C.normalize_options(options)
+    resolved[C.TABLE_NAME.key] = name
+    resolved.setdefault(C.DATABASE_NAME.key, database)
+    resolved.setdefault(C.TABLE_TYPE.key, "COPY_ON_WRITE")
+    if partitions:
+        resolved[C.PARTITION_PATH.key] = ",".join(partitions)
+    resolved.setdefault(C.HIVE_STYLE.key, HIVE_STYLE_DEFAULT)
+    resolved.setdefault(C.URL_ENCODE.key, "false")
+    resolved.setdefault(C.PAYLOAD_CLASS.key, C.PAYLOAD_CLASS.default)
+    if not resolved.get(C.RECORD_KEY.key):
+        raise SqlError(f"CREATE TABLE {name} USING hudi needs a primary key: add TBLPROPERTIES "
+                       "(primaryKey = 'id') (Hudi's tables without a primary key, with generated keys, are not "
+                       "supported by pyhudi yet)")
+    return resolved
+
+
+def create_hudi_files(path: str, resolved: dict, data_schema: T.StructType, table_name: str):
+    """hoodie.properties for a new table (what Hudi's CREATE TABLE writes: identity and the create schema)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from pyhudi.keygen import build_key_generator
+    from pyhudi.schema import storage_schema
+    from pyhudi.table import HudiTable
+    from pyhudi.writer.client import _table_properties
+
+    keygen = build_key_generator(resolved, table_name)
+    arrow = storage_schema(to_arrow_schema(data_schema, timezone="UTC", prefers_large_types=False),
+                           table_name=table_name)
+    props = _table_properties(resolved, keygen, arrow)
+    props["hoodie.database.name"] = resolved[C.DATABASE_NAME.key]
+    for key in ("hoodie.datasource.write.drop.partition.columns",):
+        if key in resolved:
+            props[key] = resolved[key]
+    if str(resolved.get(C.POPULATE_META_FIELDS.key, "true")).lower() == "false":
+        props[C.POPULATE_META_FIELDS.key] = "false"
+    return HudiTable.create(path, props)
+
+
+def _catalog_properties(options: dict, table) -> dict:
+    """TBLPROPERTIES kept in the catalog: what the user wrote, plus Hudi's SQL names for the table identity."""
+    out = {k: v for k, v in options.items() if k.lower() != "path"}
+    props = table.properties
+    lowered = {k.lower() for k in out}
+    if "primarykey" not in lowered:
+        out["primaryKey"] = ",".join(props.record_key_fields)
+    if "precombinefield" not in lowered and props.precombine_field:
+        out["preCombineField"] = props.precombine_field
+    if "type" not in lowered:
+        out["type"] = "mor" if props.is_mor else "cow"
+    return out
+
+
+def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, query_df: DataFrame | None = None):
+    """CREATE TABLE ... USING hudi, and CTAS when query_df is given (the query's rows are written)."""
+    target = stmt.this.this if isinstance(stmt.this, exp.Schema) else stmt.this
+    name = target.name
+    database = target.db or spark.catalog.currentDatabase()
+    existing = resolver.entry(target)
+    if existing is not None:
+        if stmt.args.get("exists"):
+            return None
+        if stmt.args.get("replace") and existing.is_hudi:
+            drop_table(spark, existing, purge=False)
+        elif stmt.args.get("replace"):
+            spark.sql(f"DROP TABLE {existing.qualified}")
+        else:
+            spark.sql(f"CREATE TABLE {existing.qualified} (id INT) USING parquet")  # Spark's own "already exists"
+    options, partitions, location, typed_partitions = _table_options(stmt)
+    for key in list(options):
+        if key.lower() == "path" and location is None:
+            location = options.pop(key)
+    managed = location is None
+    path = location if location is not None else catalog.default_location(spark, database, name)
+
+    from pyhudi.table import HudiTable
+    if isinstance(stmt.this, exp.Schema) and stmt.this.expressions:
+        data_schema = _struct_from_defs(spark, [d for d in stmt.this.expressions if isinstance(d, exp.ColumnDef)])
+    elif query_df is not None:
+        from pyhudi.file_group.base_file import META_COLUMNS
+        data_schema = T.StructType([f for f in query_df.schema.fields if f.name not in META_COLUMNS])
+    elif HudiTable.exists(path):
+        data_schema = None
+    else:
+        raise SqlError(f"CREATE TABLE {name} USING hudi: give the columns, a LOCATION holding a Hudi table, "
+                       "or AS SELECT")
+    if typed_partitions and data_schema is not None:
+        names = {f.name.lower() for f in data_schema.fields}
+        extra = [f for f in _struct_from_defs(spark, typed_partitions).fields if f.name.lower() not in names]
+        data_schema = T.StructType(list(data_schema.fields) + extra)
+
+    if HudiTable.exists(path):
+        if query_df is not None:
+            raise SqlError(f"CREATE TABLE {name} AS SELECT: {path} already holds a Hudi table; use INSERT INTO, "
+                           "or CREATE TABLE ... LOCATION without AS SELECT to register it")
+        table = HudiTable.load(path)
+        if data_schema is None:
+            from pyhudi.reader.plan import table_schema
+            from pyspark.sql.pandas.types import from_arrow_schema
+            data_schema = from_arrow_schema(table_schema(table))
+        partitions = partitions or table.properties.partition_fields
+        entry = catalog.register(spark, database, name, data_schema, partitions, path,
+                                 _catalog_properties(options, table))
+        return entry
+
+    resolved = hudi_options(options, partitions, name, database)
+    missing = [c for c in partitions if c.lower() not in {f.name.lower() for f in data_schema.fields}]
+    if missing:
+        raise SqlError(f"CREATE TABLE {name}: partition column(s) {', '.join(missing)} are not among the columns")
+    entry = catalog.register(spark, database, name, data_schema, partitions, None if managed else path, {})
+    try:
+        table = create_hudi_files(entry.location, resolved, data_schema, name)
+        spark.sql(f"ALTER TABLE {entry.qualified} SET TBLPROPERTIES (" + ", ".join(
+            f"{catalog._sql_string(k)} = {catalog._sql_string(v)}"
+            for k, v in _catalog_properties(options, table).items()) + ")")
+        entry = catalog.lookup(spark, None, database, name)
+        catalog.stamp_base_path(spark, entry)
+        entry = catalog.lookup(spark, None, database, name)
+        if query_df is not None:
+            from pyhudi.sqlext.dml import write_rows
+            write_rows(spark, entry, query_df, operation=None)
+    except BaseException:
+        drop_table(spark, entry, purge=managed)
+        raise
+    return entry
+
+
+def drop_table(spark: SparkSession, entry: catalog.CatalogEntry, purge: bool) -> None:
+    """DROP TABLE: the catalog entry always; the files too for managed tables or PURGE (as Hudi does)."""
+    spark.sql(f"DROP TABLE {entry.qualified}")
+    if entry.managed or purge:
+        from pyhudi.storage import Storage
+        storage = Storage(entry.location)
+        if storage.is_local:
+            shutil.rmtree(storage.base_path, ignore_errors=True)
+        elif storage.exists(""):
+            storage.delete_dir("")
+
+
+def add_columns(spark: SparkSession, entry: catalog.CatalogEntry, defs: list[exp.ColumnDef]) -> None:
+    fields = _struct_from_defs(spark, defs).fields
+    existing = {f.name.lower() for f in entry.schema.fields}
+    clash = [f.name for f in fields if f.name.lower() in existing]
+    if clash:
+        raise SqlError(f"ALTER TABLE {entry.name} ADD COLUMNS: {', '.join(clash)} already exist")
+    not_null = [f.name for f in fields if not f.nullable]
+    if not_null:
+        raise SqlError(f"ALTER TABLE {entry.name} ADD COLUMNS: new columns must be nullable ({', '.join(not_null)}):"
+                       " files written before have no value for them")
+    catalog.add_columns(spark, entry, list(fields))

@@ -1,0 +1,254 @@
+"""DML on Hudi tables: INSERT INTO / OVERWRITE, UPDATE, DELETE, MERGE INTO.
+
+Every statement builds its rows as a Spark DataFrame (a query, or a join/filter of source and target) and ends
+in one `pyhudi.write` (upsert, insert, delete, insert_overwrite...): record data never passes the driver.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from sqlglot import exp
+
+from pyhudi import config as C
+from pyhudi.errors import SqlError
+from pyhudi.file_group.base_file import META_COLUMNS
+from pyhudi.sqlext import catalog
+from pyhudi.sqlext.query import Resolver, read_entry, rewrite
+
+INSERT_INTO_OPERATION = "hoodie.spark.sql.insert.into.operation"
+OVERWRITE_MODE = "hoodie.datasource.overwrite.mode"
+
+
+def table_write_options(entry: catalog.CatalogEntry) -> dict:
+    """The table's identity (hoodie.properties) plus the hoodie.* options kept in its TBLPROPERTIES."""
+    from pyhudi.table import HudiTable
+    table = HudiTable.load(entry.location)
+    options = {k: v for k, v in C.normalize_options(entry.properties).items()
+               if k.startswith("hoodie.") and not k.startswith("hoodie.table.")}
+    options.update(table.properties.write_options())
+    return options
+
+
+def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, operation: str | None,
+               extra: dict | None = None) -> str:
+    """One Hudi commit of `df` (data columns by name) to the catalog table."""
+    import pyhudi
+    options = table_write_options(entry)
+    options.update(extra or {})
+    if operation is None:
+        operation = insert_operation(options)
+    options[C.OPERATION.key] = operation
+    return pyhudi.write(df, entry.location, options)
+
+
+def insert_operation(options: dict) -> str:
+    """Hudi's INSERT INTO rule (ProvidesHoodieConfig): the write operation if given; upsert when the table has
+    an ordering field and hoodie.spark.sql.insert.into.operation is not set; else that option (default insert)."""
+    if options.get(C.OPERATION.key):
+        return options[C.OPERATION.key]
+    if INSERT_INTO_OPERATION not in options and options.get(C.PRECOMBINE.key):
+        return "upsert"
+    return options.get(INSERT_INTO_OPERATION, "insert").lower()
+
+
+def _source_sql(resolver: Resolver, node: exp.Expression) -> str:
+    if isinstance(node, exp.Values):
+        return node.sql("spark")
+    return rewrite(resolver, node).sql("spark")
+
+
+def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: catalog.CatalogEntry) -> None:
+    target = stmt.this.this if isinstance(stmt.this, exp.Schema) else stmt.this
+    listed = [c.name for c in stmt.this.expressions] if isinstance(stmt.this, exp.Schema) else None
+    partition = target.args.get("partition")
+    static: dict[str, exp.Expression] = {}
+    dynamic_named = False
+    for item in (partition.expressions if partition is not None else []):
+        if isinstance(item, exp.EQ):
+            static[item.this.name.lower()] = item.expression
+        else:
+            dynamic_named = True
+    source = spark.sql(_source_sql(resolver, stmt.expression))
+    fields = entry.data_fields
+    by_lower = {f.name.lower(): f for f in fields}
+    unknown = [c for c in list(static) + (listed or []) if c.lower() not in by_lower]
+    if unknown:
+        raise SqlError(f"INSERT INTO {entry.name}: unknown column(s) {', '.join(unknown)}; the table has "
+                       f"{', '.join(f.name for f in fields)}")
+    wanted = [by_lower[c.lower()] for c in listed] if listed else [f for f in fields if f.name.lower() not in static]
+    if len(source.columns) != len(wanted):
+        raise SqlError(f"INSERT INTO {entry.name}: the query gives {len(source.columns)} columns but "
+                       f"{len(wanted)} are expected ({', '.join(f.name for f in wanted)})")
+    given = {f.name.lower(): F.col(f"`{c}`").cast(f.dataType) for f, c in zip(wanted, source.columns)}
+    columns = []
+    for fld in fields:
+        key = fld.name.lower()
+        if key in static:
+            columns.append(F.expr(static[key].sql("spark")).cast(fld.dataType).alias(fld.name))
+        elif key in given:
+            columns.append(given[key].alias(fld.name))
+        else:
+            columns.append(F.lit(None).cast(fld.dataType).alias(fld.name))
+    rows = source.select(*columns)
+    options = table_write_options(entry)
+    if stmt.args.get("overwrite"):
+        operation = _overwrite_operation(spark, entry, options, bool(static) or dynamic_named)
+    else:
+        operation = insert_operation(options)
+    write_rows(spark, entry, rows, operation)
+
+
+def _overwrite_operation(spark: SparkSession, entry: catalog.CatalogEntry, options: dict, partition_spec: bool) -> str:
+    """INSERT OVERWRITE: a PARTITION clause (or dynamic partition overwrite) replaces the written partitions,
+    otherwise the whole table (Hudi's insert_overwrite / insert_overwrite_table)."""
+    if not entry.partition_columns:
+        return "insert_overwrite_table"
+    mode = options.get(OVERWRITE_MODE) or (
+        "dynamic" if partition_spec else spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static"))
+    return "insert_overwrite" if mode.lower() == "dynamic" else "insert_overwrite_table"
+
+
+def _target(resolver: Resolver, entry: catalog.CatalogEntry, table: exp.Table) -> str:
+    """A view over the target's snapshot, named in the statement by its alias (or its own name)."""
+    view = resolver.view(read_entry(resolver.spark, entry))
+    return f"`{view}` AS `{table.alias or table.name}`"
+
+
+def update(spark: SparkSession, resolver: Resolver, stmt: exp.Update, entry: catalog.CatalogEntry) -> None:
+    assignments = {}
+    for eq in stmt.expressions:
+        assignments[eq.this.name.lower()] = eq.expression
+    fields = entry.data_fields
+    unknown = [c for c in assignments if c not in {f.name.lower() for f in fields}]
+    if unknown:
+        raise SqlError(f"UPDATE {entry.name}: unknown column(s) {', '.join(unknown)}")
+    keys = {k.lower() for k in _key_fields(entry)}
+    touched = keys & set(assignments)
+    if touched:
+        raise SqlError(f"UPDATE {entry.name}: the record key / partition column(s) {', '.join(sorted(touched))} "
+                       "cannot be updated (Hudi identifies records by them); delete and insert instead")
+    select = []
+    for fld in fields:
+        value = assignments.get(fld.name.lower())
+        text = f"CAST(({rewrite(resolver, value).sql('spark')}) AS {fld.dataType.simpleString()})" \
+            if value is not None else f"`{fld.name}`"
+        select.append(f"{text} AS `{fld.name}`")
+    where = stmt.args.get("where")
+    sql = f"SELECT {', '.join(select)} FROM {_target(resolver, entry, stmt.this)}"
+    if where is not None:
+        sql += f" WHERE {rewrite(resolver, where.this).sql('spark')}"
+    write_rows(spark, entry, spark.sql(sql), "upsert")
+
+
+def delete(spark: SparkSession, resolver: Resolver, stmt: exp.Delete, entry: catalog.CatalogEntry) -> None:
+    where = stmt.args.get("where")
+    sql = f"SELECT * FROM {_target(resolver, entry, stmt.this)}"
+    if where is not None:
+        sql += f" WHERE {rewrite(resolver, where.this).sql('spark')}"
+    write_rows(spark, entry, spark.sql(sql), "delete")
+
+
+def _key_fields(entry: catalog.CatalogEntry) -> list[str]:
+    from pyhudi.table import HudiTable
+    props = HudiTable.load(entry.location).properties
+    return props.record_key_fields + props.partition_fields
+
+
+# --- MERGE INTO -------------------------------------------------------------------------------------------
+_MATCHED = "_pyhudi_matched"
+
+
+def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catalog.CatalogEntry) -> None:
+    """MERGE INTO t USING s ON ... : one left join of source and target; each source row takes the first
+    WHEN clause that applies; updates/inserts are one upsert, matched deletes one delete."""
+    target = stmt.this
+    target_alias = target.alias or target.name
+    source = stmt.args["using"]
+    if isinstance(source, exp.Table) and not source.alias:
+        source_alias = source.name
+    else:
+        source_alias = source.alias
+    if isinstance(source, exp.Table):
+        table = source.copy()
+        table.set("alias", None)
+        source_sql = f"(SELECT * FROM {rewrite(resolver, exp.select('*').from_(table)).args['from_'].this.sql('spark')})"
+    else:
+        source_sql = f"({rewrite(resolver, source.this).sql('spark')})"
+    target_df = read_entry(spark, entry).withColumn(_MATCHED, F.lit(True))
+    target_view = resolver.view(target_df)
+    source_df = spark.sql(source_sql)
+    source_cols = {c.lower(): c for c in source_df.columns}
+    source_view = resolver.view(source_df)
+    on = rewrite(resolver, stmt.args["on"]).sql("spark")
+    fields = entry.data_fields
+
+    whens = stmt.args["whens"].expressions
+    branches = []   # (condition sql, action, {column lower: sql})
+    for when in whens:
+        matched = bool(when.args.get("matched"))
+        if when.args.get("source"):
+            raise SqlError(f"MERGE INTO {entry.name}: WHEN NOT MATCHED BY SOURCE is not supported by Hudi")
+        cond = f"`{target_alias}`.`{_MATCHED}` IS {'NOT ' if matched else ''}NULL"
+        if when.args.get("condition") is not None:
+            cond += f" AND ({rewrite(resolver, when.args['condition']).sql('spark')})"
+        then = when.args["then"]
+        if isinstance(then, exp.Var) and then.name.upper() == "DELETE":
+            if not matched:
+                raise SqlError(f"MERGE INTO {entry.name}: DELETE needs WHEN MATCHED")
+            branches.append((cond, "delete", {}))
+            continue
+        values: dict[str, str] = {}
+        star = (isinstance(then, exp.Update) and any(isinstance(e, exp.Star) for e in then.expressions)) or \
+            (isinstance(then, exp.Insert) and isinstance(then.this, exp.Star))
+        if star:
+            missing = [f.name for f in fields if f.name.lower() not in source_cols]
+            if missing:
+                raise SqlError(f"MERGE INTO {entry.name}: {then.sql('spark')} needs source column(s) "
+                               f"{', '.join(missing)}")
+            values = {f.name.lower(): f"`{source_alias}`.`{source_cols[f.name.lower()]}`" for f in fields}
+        elif isinstance(then, exp.Update):
+            for eq in then.expressions:
+                values[eq.this.name.lower()] = rewrite(resolver, eq.expression).sql("spark")
+        elif isinstance(then, exp.Insert):
+            cols = [c.name.lower() for c in then.this.expressions]
+            for col, value in zip(cols, then.expression.expressions):
+                values[col] = rewrite(resolver, value).sql("spark")
+        else:
+            raise SqlError(f"MERGE INTO {entry.name}: {then.sql('spark')} is not supported")
+        unknown = [c for c in values if c not in {f.name.lower() for f in fields}]
+        if unknown:
+            raise SqlError(f"MERGE INTO {entry.name}: unknown target column(s) {', '.join(unknown)}")
+        if matched:   # unset columns keep the stored values
+            values = {f.name.lower(): values.get(f.name.lower(), f"`{target_alias}`.`{f.name}`") for f in fields}
+        branches.append((cond, "update" if matched else "insert", values))
+    if not branches:
+        raise SqlError(f"MERGE INTO {entry.name}: no WHEN clause")
+
+    clause = "CASE " + " ".join(f"WHEN {c} THEN {i}" for i, (c, _, _) in enumerate(branches)) + " ELSE -1 END"
+    select = [f"{clause} AS `_pyhudi_clause`"]
+    for fld in fields:
+        cases = []
+        for index, (_, action, values) in enumerate(branches):
+            value = values.get(fld.name.lower())
+            if action == "delete":
+                value = f"`{target_alias}`.`{fld.name}`"
+            if value is not None:
+                cases.append(f"WHEN {index} THEN CAST(({value}) AS {fld.dataType.simpleString()})")
+        expr = f"CASE ({clause}) {' '.join(cases)} END" if cases else "NULL"
+        select.append(f"{expr} AS `{fld.name}`")
+    joined = spark.sql(f"SELECT {', '.join(select)} FROM `{source_view}` AS `{source_alias}` "
+                       f"LEFT JOIN `{target_view}` AS `{target_alias}` ON {on}")
+    delete_ids = [i for i, (_, action, _) in enumerate(branches) if action == "delete"]
+    upsert_ids = [i for i, (_, action, _) in enumerate(branches) if action != "delete"]
+    joined = joined.persist()
+    try:
+        if upsert_ids:
+            write_rows(spark, entry, joined.filter(F.col("_pyhudi_clause").isin(upsert_ids))
+                       .drop("_pyhudi_clause"), "upsert")
+        if delete_ids:
+            deletes = joined.filter(F.col("_pyhudi_clause").isin(delete_ids)).drop("_pyhudi_clause")
+            if deletes.limit(1).count():
+                write_rows(spark, entry, deletes, "delete")
+    finally:
+        joined.unpersist()

@@ -1,0 +1,199 @@
+"""The systems compared: each builds the base table from the shared parquet (untimed) and then applies the
+same batch as an upsert (timed). `upsert` returns what the system reports about its own work."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+import pyarrow.parquet as pq
+
+KEY, PARTITION, ORDERING = "key", "date", "ts"
+
+
+class System:
+    name = ""
+    spark = False          # needs a Spark session
+    scale = False          # part of the table-size comparison (--scale-rows)
+
+    def setup(self, spark, data: str, path: str) -> None:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget process-level caches before a timed run (each run starts cold, like a new writer)."""
+
+    def upsert(self, spark, data: str, path: str) -> dict:
+        raise NotImplementedError
+
+    def count(self, spark, path: str) -> int:
+        raise NotImplementedError
+
+
+def _base_files(data: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(data, "base", "*.parquet")))
+
+
+# --- delta-rs -------------------------------------------------------------------------------------------------
+class DeltaMerge(System):
+    name = "delta-rs merge"
+
+    def setup(self, spark, data, path):
+        from deltalake import write_deltalake
+        dataset = pq.ParquetDataset(_base_files(data))
+        write_deltalake(path, dataset.read(), partition_by=[PARTITION], mode="overwrite")
+
+    def upsert(self, spark, data, path):
+        from deltalake import DeltaTable
+        batch = pq.read_table(os.path.join(data, "batch.parquet"))
+        metrics = (DeltaTable(path)
+                   .merge(source=batch, predicate=f"t.{PARTITION} = s.{PARTITION} AND t.{KEY} = s.{KEY}",
+                          source_alias="s", target_alias="t")
+                   .when_matched_update_all().when_not_matched_insert_all().execute())
+        return {"files_rewritten": metrics.get("num_target_files_removed"),
+                "files_added": metrics.get("num_target_files_added"),
+                "rows_updated": metrics.get("num_target_rows_updated"),
+                "rows_inserted": metrics.get("num_target_rows_inserted"),
+                "rows_copied": metrics.get("num_target_rows_copied")}
+
+    def count(self, spark, path):
+        from deltalake import DeltaTable
+        return DeltaTable(path).to_pyarrow_dataset().count_rows()
+
+
+# --- pyiceberg ------------------------------------------------------------------------------------------------
+class IcebergUpsert(System):
+    name = "pyiceberg upsert"
+
+    @staticmethod
+    def _catalog(path):
+        from pyiceberg.catalog.sql import SqlCatalog
+        return SqlCatalog("bench", uri=f"sqlite:///{path}/catalog.db", warehouse=f"file://{path}/warehouse")
+
+    def setup(self, spark, data, path):
+        os.makedirs(path, exist_ok=True)
+        catalog = self._catalog(path)
+        catalog.create_namespace("bench")
+        base = pq.ParquetDataset(_base_files(data)).read()
+        table = catalog.create_table("bench.trips", schema=base.schema)
+        with table.update_spec() as spec:
+            spec.add_identity(PARTITION)
+        table.append(base)
+
+    def upsert(self, spark, data, path):
+        table = self._catalog(path).load_table("bench.trips")
+        before = {s.snapshot_id for s in table.snapshots()}
+        batch = pq.read_table(os.path.join(data, "batch.parquet"))
+        result = table.upsert(batch, join_cols=[KEY])
+        table = table.refresh()
+        added = deleted = 0
+        for snap in table.snapshots():
+            if snap.snapshot_id in before or snap.summary is None:
+                continue
+            added += int(snap.summary.get("added-data-files") or 0)
+            deleted += int(snap.summary.get("deleted-data-files") or 0)
+        return {"files_rewritten": deleted, "files_added": added, "rows_updated": result.rows_updated,
+                "rows_inserted": result.rows_inserted}
+
+    def count(self, spark, path):
+        return self._catalog(path).load_table("bench.trips").scan(selected_fields=(KEY,)).to_arrow().num_rows
+
+
+# --- plain Spark parquet ----------------------------------------------------------------------------------------
+class SparkRewrite(System):
+    """A parquet table without a table format: read everything, drop the rows the batch replaces, add the batch,
+    write the whole table again."""
+
+    name = "spark parquet rewrite"
+    spark = True
+
+    def setup(self, spark, data, path):
+        spark.read.parquet(*_base_files(data)).write.partitionBy(PARTITION).parquet(f"{path}/table")
+
+    def upsert(self, spark, data, path):
+        base = spark.read.parquet(f"{path}/table")
+        batch = spark.read.parquet(os.path.join(data, "batch.parquet"))
+        merged = (base.join(batch.select(PARTITION, KEY), [PARTITION, KEY], "left_anti")
+                  .unionByName(batch))
+        merged.write.mode("overwrite").partitionBy(PARTITION).parquet(f"{path}/out")
+        return {"files_rewritten": len(glob.glob(f"{path}/table/*/*.parquet"))}
+
+    def count(self, spark, path):
+        return spark.read.parquet(f"{path}/out").count()
+
+
+# --- pyhudi ----------------------------------------------------------------------------------------------------
+class Hudi(System):
+    spark = True
+
+    def __init__(self, name: str, table_type: str, index: str, scale: bool = False, **extra: str):
+        self.name = name
+        self.scale = scale
+        self.options = {
+            "hoodie.table.name": "trips",
+            "hoodie.datasource.write.recordkey.field": KEY,
+            "hoodie.datasource.write.partitionpath.field": PARTITION,
+            "hoodie.datasource.write.precombine.field": ORDERING,
+            "hoodie.datasource.write.table.type": table_type,
+            "hoodie.index.type": index,
+            **extra,
+        }
+
+    def setup(self, spark, data, path):
+        import pyhudi
+        base = spark.read.parquet(*_base_files(data))
+        pyhudi.write(base, path, {**self.options, "hoodie.datasource.write.operation": "bulk_insert"},
+                     mode="overwrite")
+
+    def reset(self):
+        try:
+            from pyhudi.index.footers import CACHE
+        except ImportError:
+            return
+        CACHE.clear()
+
+    def upsert(self, spark, data, path):
+        import pyhudi
+        batch = spark.read.parquet(os.path.join(data, "batch.parquet"))
+        instant = pyhudi.write(batch, path, self.options)
+        summary = commit_summary(path, str(instant))
+        stored = summary.pop("index_metadata", None)
+        index_stats = getattr(instant, "index_stats", None) or stored
+        return {**summary, "index_stats": index_stats}
+
+    def count(self, spark, path):
+        import pyhudi
+        return pyhudi.read(spark, path).count()
+
+
+def commit_summary(path: str, instant: str) -> dict:
+    """Files a pyhudi commit merged, appended to and created, from its commit metadata on the timeline."""
+    found = [f for f in glob.glob(f"{path}/.hoodie/{instant}.*") if f.endswith(("commit", "deltacommit"))]
+    with open(found[0]) as f:
+        meta = json.load(f)
+    stats = [s for group in meta.get("partitionToWriteStats", {}).values() for s in group]
+    logs = [s for s in stats if s.get("logVersion") is not None]
+    merged = [s for s in stats if s.get("logVersion") is None and s.get("prevCommit") not in (None, "null")]
+    created = [s for s in stats if s.get("logVersion") is None and s.get("prevCommit") in (None, "null")]
+    out = {"files_rewritten": len(merged), "log_files": len(logs), "files_added": len(created),
+           "rows_updated": sum(s.get("numUpdateWrites", 0) for s in stats),
+           "rows_inserted": sum(s.get("numInserts", 0) for s in stats)}
+    stored = (meta.get("extraMetadata") or {}).get("pyhudi.index.stats")
+    if stored:
+        out["index_metadata"] = json.loads(stored)
+    return out
+
+
+SYSTEMS: dict[str, System] = {s.name: s for s in [
+    DeltaMerge(),
+    IcebergUpsert(),
+    SparkRewrite(),
+    Hudi("pyhudi COW+BLOOM", "COPY_ON_WRITE", "BLOOM"),
+    Hudi("pyhudi COW+SIMPLE", "COPY_ON_WRITE", "SIMPLE"),
+    Hudi("pyhudi MOR+BLOOM", "MERGE_ON_READ", "BLOOM", scale=True),
+    Hudi("pyhudi MOR+BUCKET", "MERGE_ON_READ", "BUCKET", scale=True, **{"hoodie.bucket.index.num.buckets": "4"}),
+]}
+
+ALIASES = {"delta": "delta-rs merge", "iceberg": "pyiceberg upsert", "spark": "spark parquet rewrite",
+           "cow-bloom": "pyhudi COW+BLOOM", "cow-simple": "pyhudi COW+SIMPLE", "mor-bloom": "pyhudi MOR+BLOOM",
+           "mor-bucket": "pyhudi MOR+BUCKET"}

@@ -1,0 +1,132 @@
+"""rollback_to_instant, savepoints and restore on copy-on-write and merge-on-read tables: Hudi's instants
+(Avro plans/metadata), the rows afterwards, and hudi-rs agreeing after each step."""
+
+from __future__ import annotations
+
+import io
+
+import fastavro
+import pytest
+
+import pyhudi
+from pyhudi.errors import TimelineError
+from pyhudi.services.savepoint import savepointed_files
+from pyhudi.table import HudiTable
+from support import assert_same_rows_as_hudi_rs, hudi_rs_read, rows
+
+
+def _df(spark, records):
+    return spark.createDataFrame(records, "id long, name string, ts long, region string")
+
+
+def _options(name, table_type):
+    return {"hoodie.table.name": name, "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region",
+            "hoodie.datasource.write.table.type": table_type}
+
+
+def _state(spark, path):
+    return sorted((r["id"], r["name"]) for r in pyhudi.read(spark, path).select("id", "name").collect())
+
+
+def _avro(path):
+    return list(fastavro.reader(io.BytesIO(path.read_bytes())))[0]
+
+
+def _timeline_files(path):
+    return sorted(p.name for p in (path / ".hoodie").iterdir() if p.is_file())
+
+
+def _data_files(path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file() and ".hoodie" not in p.parts
+                  and not p.name.startswith(".hoodie_partition"))
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_rollback_savepoint_restore(spark, tmp_path, table_type):
+    path = tmp_path / "t"
+    options = _options("rb", table_type)
+    hoodie = path / ".hoodie"
+    w1 = pyhudi.write(_df(spark, [(i, "v1", 1, "eu" if i % 2 else "us") for i in range(6)]), path, options)
+    w2 = pyhudi.write(_df(spark, [(0, "v2", 2, "us"), (1, "v2", 2, "eu")]), path, options)
+    after_w2 = _state(spark, path)
+    files_after_w2 = _data_files(path)
+
+    assert pyhudi.create_savepoint(spark, path, w2, "alice", "before w3") == w2
+    meta = _avro(hoodie / f"{w2}.savepoint")
+    assert meta["savepointedBy"] == "alice" and meta["comments"] == "before w3"
+    assert set(meta["partitionMetadata"]) == {"eu", "us"}
+    table = HudiTable.load(str(path))
+    pinned = savepointed_files(table.storage, table.timeline())
+    latest = {f.path for s in table.view().latest_slices() for f in ([s.base_file] if s.base_file else [])
+              + s.log_files}
+    assert pinned == latest and pinned <= set(files_after_w2)
+    assert (hoodie / f"{w2}.savepoint.inflight").exists()
+
+    w3 = pyhudi.write(_df(spark, [(2, "v3", 3, "us"), (7, "v3", 3, "eu")]), path, options)
+    assert pyhudi.rollback_to_instant(spark, path, w3) is True
+    assert _state(spark, path) == after_w2
+    assert _data_files(path) == files_after_w2
+    rollbacks = [n for n in _timeline_files(path) if n.endswith(".rollback")]
+    assert len(rollbacks) == 1 and not any(n.startswith(w3) for n in _timeline_files(path))
+    rb_meta = _avro(hoodie / rollbacks[0])
+    assert rb_meta["commitsRollback"] == [w3] and rb_meta["totalFilesDeleted"] >= 2
+    assert rb_meta["instantsRollback"][0]["commitTime"] == w3
+    plan = _avro(hoodie / rollbacks[0].replace(".rollback", ".rollback.requested"))
+    assert plan["instantToRollback"]["commitTime"] == w3 and plan["RollbackRequests"]
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=6)
+
+    # later writes (and, on MOR, a compaction), then back to the savepoint
+    pyhudi.write(_df(spark, [(3, "v4", 4, "eu"), (8, "v4", 4, "us")]), path, options)
+    if table_type == "MERGE_ON_READ":
+        assert pyhudi.compact(spark, path)
+    pyhudi.write(_df(spark, [(4, "v5", 5, "us")]), path, options)
+    assert pyhudi.show_savepoints(spark, path) == [w2]
+    assert pyhudi.restore_to_savepoint(spark, path, w2) is True
+    assert _state(spark, path) == after_w2
+    assert _data_files(path) == files_after_w2
+    restores = [n for n in _timeline_files(path) if n.endswith(".restore")]
+    assert len(restores) == 1
+    restore_meta = _avro(hoodie / restores[0])
+    assert len(restore_meta["instantsToRollback"]) == (3 if table_type == "MERGE_ON_READ" else 2)
+    assert _avro(hoodie / restores[0].replace(".restore", ".restore.requested"))["savepointToRestoreTimestamp"] == w2
+    assert HudiTable.load(str(path)).timeline().latest_completed_write().time == w2
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=6)
+
+    # the table keeps working after a restore; the savepoint can be removed
+    pyhudi.write(_df(spark, [(9, "v6", 6, "eu")]), path, options)
+    assert (9, "v6") in _state(spark, path)
+    assert pyhudi.delete_savepoint(spark, path, w2) is True
+    assert pyhudi.show_savepoints(spark, path) == []
+    assert not (hoodie / f"{w2}.savepoint").exists() and not (hoodie / f"{w2}.savepoint.inflight").exists()
+    assert rows(hudi_rs_read(path), ["id"]) == sorted((i,) for i, _ in _state(spark, path))
+    assert w1 < w2
+
+
+def test_bad_rollback_and_savepoint_requests_leave_table_untouched(spark, tmp_path):
+    path = tmp_path / "t"
+    options = _options("bad", "COPY_ON_WRITE")
+    w1 = pyhudi.write(_df(spark, [(1, "a", 1, "eu")]), path, options)
+    w2 = pyhudi.write(_df(spark, [(1, "b", 2, "eu")]), path, options)
+    pyhudi.create_savepoint(spark, path)   # the latest commit by default
+    before = _timeline_files(path)
+    with pytest.raises(TimelineError, match=f"latest completed commit is {w2}"):
+        pyhudi.rollback_to_instant(spark, path, w1)
+    with pytest.raises(TimelineError, match="does not exist"):
+        pyhudi.rollback_to_instant(spark, path, "20000101000000000")
+    with pytest.raises(TimelineError, match="savepointed commit"):
+        pyhudi.rollback_to_instant(spark, path, w2)
+    with pytest.raises(TimelineError, match="no savepoint at that instant"):
+        pyhudi.restore_to_savepoint(spark, path, w1)
+    with pytest.raises(TimelineError, match="no savepoint"):
+        pyhudi.delete_savepoint(spark, path, w1)
+    with pytest.raises(TimelineError, match="already savepointed"):
+        pyhudi.create_savepoint(spark, path, w2)
+    assert _timeline_files(path) == before
+    pending = "29990101000000000"
+    (path / ".hoodie" / f"{pending}.commit.requested").write_bytes(b"")
+    with pytest.raises(TimelineError, match="state REQUESTED"):
+        pyhudi.create_savepoint(spark, path, pending)
+    (path / ".hoodie" / f"{pending}.commit.requested").unlink()
+    assert _timeline_files(path) == before
+    assert _state(spark, path) == [(1, "b")]
