@@ -8,6 +8,10 @@ import sys
 
 import pytest
 
+# dbt-tests-adapter's fixtures (project, adapter, unique_schema ...) for tests/dbt; pytest only reads
+# pytest_plugins from the top-level conftest. tests/dbt/conftest.py supplies the pyhudi profile.
+pytest_plugins = ["dbt.tests.fixtures.project"]
+
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):

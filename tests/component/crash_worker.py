@@ -61,7 +61,8 @@ def main() -> None:
             for n in range(count):
                 tag = f"{worker}-{n}"
                 try:
-                    instant = upsert({str(i): tag for i in ids}, n)
+                    instant = upsert({str(i): tag for i in (ids if n % 2 == 0 else ids[1:])},
+                                     int(time.time() * 1000))
                     report(action="commit", tag=tag, instant=str(instant))
                 except WriteConflictError as exc:
                     report(action="conflict", tag=tag, error=str(exc)[:200])

@@ -88,7 +88,9 @@ def test_archive_file_is_a_hudi_log_of_archived_meta_entries(spark, tmp_path):
 
 def test_archive_stops_at_savepoints_and_pending_instants(spark, tmp_path):
     path = tmp_path / "t"
-    opts = _options("t", **{"hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"})
+    # KEEP_LATEST_FILE_VERSIONS: no earliest commit to retain widens hoodie.keep.min.commits here
+    opts = _options("t", **{"hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false",
+                            "hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS"})
     commits = [str(pyhudi.write(_df(spark, [(i, f"n{i}", i, "p1")]), path, opts)) for i in range(6)]
     expected = _same_as_hudi_rs(spark, path)
     pyhudi.create_savepoint(spark, path, commits[2])

@@ -14,7 +14,7 @@ import pytest
 import pyhudi
 from pyhudi import errors
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
-from pyhudi.services.clean import (_schedule, CleanOptions, clean, read_cleaner_plan,
+from pyhudi.services.clean import (_schedule, CleanOptions, read_cleaner_plan,
                                    run_table_services_after_commit)
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN, Instant, State, transition_to_inflight

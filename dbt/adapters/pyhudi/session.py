@@ -1,10 +1,10 @@
 """The in-process Spark session dbt runs on, and a DB-API-like cursor over the pyhudi SQL layer.
 
 One SparkSession per process: an already running one (a notebook, a test suite, a second `dbtRunner.invoke`) is
-reused, otherwise `pyhudi.session(...)` starts it from the profile. Each dbt thread gets its own session *view* of
-it (`newSession()`): same SparkContext, metastore and tables, but SQL settings (`set hoodie.datasource.overwrite.mode
-= ...` before an INSERT OVERWRITE) and temporary views neither leak into the caller's session nor race between
-dbt threads.
+reused, otherwise `pyhudi.session(...)` starts it from the profile. dbt shares it with its caller, like dbt-spark's
+session mode (a `newSession()` would not see the Python data source `hudi`: Spark keeps those per session).
+Consequence: `set hoodie.datasource.overwrite.mode = ...`, which the materializations send right before each
+INSERT OVERWRITE, is session-wide; with threads > 1 two models overwriting at the same moment could race.
 """
 
 from __future__ import annotations
@@ -22,16 +22,13 @@ from dbt_common.exceptions import DbtDatabaseError, DbtRuntimeError
 logger = AdapterLogger("pyhudi")
 
 _lock = threading.Lock()
-_dbt_sessions: dict = {}   # (id(base SparkSession), thread id) -> the dbt session derived from it
+_activated: set = set()     # ids of the JVM sessions where the `hudi` data source is registered
 
-# SQL settings dbt needs on every session it uses (dbt-spark's session mode leaves these gaps open).
+# SQL settings dbt needs on the session (dbt-spark's session mode leaves these gaps open).
 DBT_SQL_CONF = {
-    # dbt-spark's SQL is written for non-ANSI Spark 3 semantics (dbt-spark sets the same).
-    "spark.sql.ansi.enabled": "false",
-    # seeds insert `cast('2024-01-31' as date)`-style literals and double-typed numbers into declared columns;
-    # Spark 4's ANSI store assignment rejects some of those (e.g. string -> date in VALUES).
+    # seeds insert `cast(%s as date)`-style literals into declared columns; Spark 4's ANSI store assignment
+    # rejects some of those casts in INSERT ... VALUES.
     "spark.sql.storeAssignmentPolicy": "LEGACY",
-    "spark.sql.sources.partitionOverwriteMode": "dynamic",
 }
 
 
@@ -61,27 +58,25 @@ def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict)
             logger.debug(f"pyhudi: starting Spark ({master}) with warehouse {warehouse}")
             base = pyhudi.session(master=master, warehouse_dir=warehouse, app_name="dbt-pyhudi", hive=True,
                                   **{k: str(v) for k, v in spark_conf.items()})
-        key = (id(base), threading.get_ident())
-        dbt_spark = _dbt_sessions.get(key)
-        if dbt_spark is None:
-            for stale in [k for k in _dbt_sessions if k[0] != id(base)]:
-                del _dbt_sessions[stale]        # derived from a base session that was stopped
-            dbt_spark = _activate(base.newSession())
-            _dbt_sessions[key] = dbt_spark
+            base.sparkContext.setLogLevel("ERROR")
+        _activate(base)
         for name, value in {**DBT_SQL_CONF, **sql_conf}.items():
-            dbt_spark.conf.set(name, str(value))
-        return dbt_spark
+            base.conf.set(name, str(value))
+        return base
 
 
 def _activate(spark):
     """Register pyhudi's `hudi` data source unless the session (or one sharing its state) already has it."""
     import pyhudi
 
-    try:
-        pyhudi.activate(spark)
-    except Exception as exc:
-        if "DATA_SOURCE_ALREADY_EXISTS" not in str(exc):
-            raise
+    key = id(spark._jsparkSession)
+    if key not in _activated:
+        try:
+            pyhudi.activate(spark)
+        except Exception as exc:
+            if "DATA_SOURCE_ALREADY_EXISTS" not in str(exc):
+                raise
+        _activated.add(key)
     return spark
 
 

@@ -128,8 +128,9 @@ def locations(spark, storage, records: DataFrame, base_files, is_global: bool, p
     def run(batches):
         return _candidate_rows(plan_bc.value, batches)
 
-    candidates = (records.select(RECORD_KEY, PARTITION_PATH)
-                  .mapInArrow(run, _CANDIDATE_SCHEMA).persist())
+    ddl = (f"{RECORD_KEY} string, {PARTITION_PATH} string, file_id string, {_FILE_POS} int, {_IN_RANGE} long, "
+           f"{_POSITIVES} long")
+    candidates = records.select(RECORD_KEY, PARTITION_PATH).mapInArrow(run, ddl).persist()
     counters = (candidates.filter(F.col(_FILE_POS).isNotNull()).groupBy(_FILE_POS)
                 .agg(F.sum(_IN_RANGE).alias("in_range"), F.sum(_POSITIVES).alias("positives")).collect())
     by_file = {row[0]: (row[1], row[2]) for row in counters}

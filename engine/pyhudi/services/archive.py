@@ -37,7 +37,6 @@ from pyhudi.timeline import (ARCHIVED_FOLDER, CLEAN, COMMIT, COMPACTION, DELTA_C
                              REPLACE_COMMIT, ROLLBACK, SAVEPOINT, TEMP_FOLDER, WRITE_ACTIONS, Instant, State,
                              Timeline, parse_instant_file_name, parse_instant_time)
 
-ARCHIVE_AUTOMATIC_KEY = "hoodie.archive.automatic"
 ARCHIVE_FILE_PREFIX = ".commits_.archive."
 ROLLING_STAT_METADATA_KEY = "ROLLING_STAT_METADATA"
 _ARCHIVE_RE = re.compile(r"^\.commits_\.archive\.(\d+)(?:_(.*))?$")
@@ -145,14 +144,16 @@ def check_archival_options(cfg: C.HoodieConfig) -> None:
 def archive(spark, path, options: dict | None = None) -> list[str]:
     """Archive what is due now (with hoodie.keep.min.commits / hoodie.keep.max.commits and the cleaner options);
     returns the archived instant times, oldest first."""
+    cfg = C.HoodieConfig(options or {})
+    check_archival_options(cfg)
     table = HudiTable.load(str(path))
-    return _archive(table, table.timeline(), C.HoodieConfig(options or {}))
+    return _archive(table, table.timeline(), cfg)
 
 
 def archive_if_due(table: HudiTable, timeline: Timeline, options) -> list[str]:
     """The archiver after a commit (``hoodie.archive.automatic``, default true): metadata only when nothing is due."""
     cfg = options if isinstance(options, C.HoodieConfig) else C.HoodieConfig(options or {}, warn_unknown=False)
-    if str(cfg.raw.get(ARCHIVE_AUTOMATIC_KEY, "true")).strip().lower() != "true":
+    if not cfg.get(C.ARCHIVE_AUTOMATIC):
         return []
     return _archive(table, timeline, cfg)
 

@@ -33,7 +33,7 @@ from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, p
 from pyhudi.services import avro_metadata as avro
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
-from pyhudi.timeline import (CLEAN, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
+from pyhudi.timeline import (CLEAN, COMPACTION, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              WRITE_ACTIONS, Instant, State, Timeline, create_requested, format_instant_time,
                              new_instant_time, transition_to_inflight)
 
@@ -43,7 +43,6 @@ KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
 PLAN_VERSION = 2              # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
 METADATA_VERSION = 2          # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
 SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
-INCREMENTAL_KEY = "hoodie.cleaner.incremental.mode"
 DRIVER_DELETE_LIMIT = 256     # more files than this are deleted by a Spark job
 
 # --- Avro schemas (hudi-common/src/main/avro) -------------------------------------------------------------
@@ -114,12 +113,9 @@ class CleanOptions:
     def of(cls, options: Mapping | None, warn_unknown: bool = True) -> "CleanOptions":
         cfg = options if isinstance(options, C.HoodieConfig) else C.HoodieConfig(options or {},
                                                                                  warn_unknown=warn_unknown)
-        incremental = str(cfg.raw.get(INCREMENTAL_KEY, "true")).strip().lower()
-        if incremental not in ("true", "false"):
-            raise ConfigError(f"option {INCREMENTAL_KEY}={cfg.raw[INCREMENTAL_KEY]!r} is invalid; use true or false")
         out = cls(cfg.get(C.CLEANER_POLICY), cfg.get(C.CLEANER_COMMITS_RETAINED),
                   cfg.get(C.CLEANER_FILE_VERSIONS_RETAINED), cfg.get(C.CLEANER_HOURS_RETAINED),
-                  cfg.get(C.CLEAN_AUTOMATIC), incremental == "true")
+                  cfg.get(C.CLEAN_AUTOMATIC), cfg.get(C.CLEANER_INCREMENTAL_MODE))
         for prop, value in ((C.CLEANER_COMMITS_RETAINED, out.commits_retained),
                             (C.CLEANER_FILE_VERSIONS_RETAINED, out.file_versions_retained),
                             (C.CLEANER_HOURS_RETAINED, out.hours_retained)):

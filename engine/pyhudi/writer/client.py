@@ -399,6 +399,10 @@ class _Write:
         return None
 
     def _bulk_insert(self, keyed: DataFrame, ctx: WriteContext) -> list[dict]:
+        # Files are cut near hoodie.parquet.max.file.size by the average record size of earlier commits (or
+        # hoodie.copyonwrite.record.size.estimate), as inserts are planned.
+        record_size = _average_record_size(self.table.timeline(), self.config)
+        ctx = dataclasses.replace(ctx, records_per_file=max(1, self.config.get(C.MAX_FILE_SIZE) // record_size))
         parallelism = self.config.get(C.BULK_INSERT_PARALLELISM) or None
         ordered = keyed.repartitionByRange(parallelism, PARTITION_PATH, RECORD_KEY) if parallelism \
             else keyed.orderBy(PARTITION_PATH, RECORD_KEY)
@@ -410,10 +414,12 @@ class _Write:
 # --- planning (driver, metadata only) -------------------------------------------------------------------------
 def _average_record_size(timeline: Timeline, config: C.HoodieConfig) -> int:
     """Bytes per record from the latest commits that wrote enough data, else hoodie.copyonwrite.record.size.estimate."""
-    threshold = config.get(C.SMALL_FILE_LIMIT) * 0.5  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
+    threshold = config.get(C.SMALL_FILE_LIMIT) * 1.0  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
     for instant in reversed(timeline.completed_writes()[-20:]):
         meta = timeline.read_metadata(instant)
-        stats = [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group]
+        # base files only (log files hold other encodings), as Hudi reads only the commit timeline
+        stats = [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group
+                 if "logVersion" not in s]
         total_bytes = sum(s.get("totalWriteBytes", 0) for s in stats)
         total_records = sum(s.get("numWrites", 0) for s in stats)
         if total_records and total_bytes > threshold:

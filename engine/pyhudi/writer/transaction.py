@@ -23,7 +23,7 @@ from pyhudi.services.lock import FileSystemLock
 from pyhudi.services.rollback import OCC, CONCURRENCY_KEY, rollback_failed_writes
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (COMMIT, COMPACTION, Instant, Timeline, create_requested, new_instant_time,
+from pyhudi.timeline import (COMMIT, COMPACTION, METAFOLDER, Instant, Timeline, create_requested, new_instant_time,
                              transition_to_completed)
 
 
@@ -78,6 +78,11 @@ class WriteTransaction:
         """Check for conflicting concurrent commits (OCC) and publish the completed instant."""
         with self._locked():
             if self.occ:
+                if not self.storage.exists(f"{METAFOLDER}/{inflight.file_name}"):
+                    raise WriteConflictError(
+                        f"write {inflight.time} to table {self.table.name} at {self.storage.base_uri} was rolled "
+                        "back by another writer (its heartbeat looked expired: raise "
+                        "hoodie.client.heartbeat.interval_in_ms or tolerable.misses); retry the write")
                 self._check_conflicts(written_file_ids(metadata))
             crash_point("write.before_complete")
             return transition_to_completed(self.storage, inflight, metadata)

@@ -1,0 +1,250 @@
+"""Indexes (SIMPLE, BLOOM, GLOBAL_*, BUCKET) on COW and MOR tables, index statistics, and file sizing."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import functions as F
+
+import pyhudi
+from pyhudi.errors import ConfigError
+from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, from_footer
+from pyhudi.index.bucket import bucket_id
+from pyhudi.table import HudiTable
+from support import assert_same_rows_as_hudi_rs, fixture_table, rows
+
+INDEXES = ["SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "BUCKET"]
+BUCKET_FILE_ID = re.compile(r"^\d{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-0$")
+
+
+def _options(index: str, table_type: str = "COPY_ON_WRITE", **extra) -> dict:
+    opts = {"hoodie.table.name": "idx", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.partitionpath.field": "region", "hoodie.datasource.write.precombine.field": "ts",
+            "hoodie.datasource.write.table.type": table_type, "hoodie.index.type": index,
+            "hoodie.bucket.index.num.buckets": "4"}
+    opts.update(extra)
+    return opts
+
+
+def _batch(spark, ids, ts, regions=("a", "b", "c")):
+    data = [(f"k{i:04d}", regions[i % len(regions)], ts, f"v{i}-{ts}") for i in ids]
+    return spark.createDataFrame(data, "id string, region string, ts long, val string")
+
+
+def _snapshot(spark, path):
+    return sorted(rows(pyhudi.read(spark, str(path)), ["id", "region", "ts", "val", "_hoodie_partition_path"]))
+
+
+def _commit_extra(path, instant):
+    table = HudiTable.load(str(path))
+    timeline = table.timeline()
+    meta = timeline.read_metadata(next(i for i in timeline.completed_writes() if i.time == instant))
+    return meta["extraMetadata"]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("index", INDEXES)
+def test_index_upsert_delete_matches_expected_and_hudi_rs(spark, tmp_path, index, table_type):
+    path = tmp_path / "t"
+    opts = _options(index, table_type)
+    pyhudi.write(_batch(spark, range(0, 240), 1), str(path), opts)
+    result = pyhudi.write(_batch(spark, range(200, 300), 2), str(path), opts)
+    deleted = pyhudi.write(_batch(spark, [5, 6, 7, 250, 9999], 3), str(path),
+                           {**opts, "hoodie.datasource.write.operation": "delete"})
+
+    expected = {}
+    for i in range(0, 240):
+        expected[f"k{i:04d}"] = (f"k{i:04d}", "abc"[i % 3], 1, f"v{i}-1", "abc"[i % 3])
+    for i in range(200, 300):
+        expected[f"k{i:04d}"] = (f"k{i:04d}", "abc"[i % 3], 2, f"v{i}-2", "abc"[i % 3])
+    for i in (5, 6, 7, 250):
+        expected.pop(f"k{i:04d}")
+    assert _snapshot(spark, path) == sorted(expected.values())
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+    # WriteResult: a str equal to the instant, with stats that are also in the commit's extraMetadata
+    assert isinstance(result, str) and result == result.instant_time and result.operation == "upsert"
+    stats = result.index_stats
+    assert stats["index_type"] == index
+    assert json.loads(_commit_extra(path, result)["pyhudi.index.stats"]) == stats
+    if index == "BUCKET" and table_type == "MERGE_ON_READ":   # inserts into existing buckets go to log files
+        assert stats["updates"] + stats["inserts"] == 100
+    else:
+        assert stats["updates"] == 40 and stats["inserts"] == 60
+    if not (index == "BUCKET" and table_type == "MERGE_ON_READ"):   # there a delete block names every key
+        assert deleted.index_stats["updates"] == 4   # four existing keys deleted, the unknown one ignored
+    if index != "BUCKET":
+        assert stats["keys_looked_up"] == 100
+        assert stats["confirmed_files"] >= 1
+        assert stats["candidate_files"] >= stats["confirmed_files"]
+    if index == "BUCKET":
+        for slice_ in HudiTable.load(str(path)).view().latest_slices():
+            assert BUCKET_FILE_ID.match(slice_.file_id), slice_.file_id
+
+
+def _ordered_table(spark, path, **extra):
+    """Three file groups in one partition holding time-ordered key ranges k0000-0099, k0100-0199, k0200-0299."""
+    opts = _options("BLOOM", **{"hoodie.parquet.small.file.limit": "0", **extra})
+    for start in (0, 100, 200):
+        pyhudi.write(_batch(spark, range(start, start + 100), 1, regions=("a",)), str(path), opts)
+    assert len(HudiTable.load(str(path)).view().latest_base_files()) == 3
+    return opts
+
+
+def test_bloom_range_pruning_finds_the_one_file(spark, tmp_path):
+    path = tmp_path / "t"
+    opts = _ordered_table(spark, path)
+    result = pyhudi.write(_batch(spark, range(150, 161), 2, regions=("a",)), str(path), opts)
+    stats = result.index_stats
+    assert stats["files_considered"] == 3
+    assert stats["files_pruned_by_range"] == 2
+    assert stats["candidate_files"] == 1 and stats["confirmed_files"] == 1
+    assert stats["false_positive_files"] == 0 and stats["keys_looked_up"] == 11
+    assert stats["footers_read"] == 3          # first lookup reads the three footers ...
+    again = pyhudi.write(_batch(spark, range(10, 12), 3, regions=("a",)), str(path), opts)
+    assert again.index_stats["footers_read"] == 1   # ... then only the rewritten file's
+    assert again.index_stats["candidate_files"] == 1
+
+
+def test_bloom_without_range_pruning_uses_bloom_filters(spark, tmp_path):
+    path = tmp_path / "t"
+    opts = _ordered_table(spark, path, **{"hoodie.bloom.index.prune.by.ranges": "false"})
+    stats = pyhudi.write(_batch(spark, range(150, 161), 2, regions=("a",)), str(path), opts).index_stats
+    assert stats["files_pruned_by_range"] == 0
+    assert stats["files_pruned_by_bloom"] == 2
+    assert stats["candidate_files"] == 1 and stats["confirmed_files"] == 1
+    new_keys = pyhudi.write(_batch(spark, range(1000, 1010), 2, regions=("a",)), str(path), opts).index_stats
+    assert new_keys["candidate_files"] == 0 and new_keys["inserts"] == 10
+
+
+@pytest.mark.parametrize("index", ["GLOBAL_SIMPLE", "GLOBAL_BLOOM"])
+@pytest.mark.parametrize("move", [True, False])
+def test_global_index_partition_change(spark, tmp_path, index, move):
+    path = tmp_path / "t"
+    flag = "hoodie.bloom.index.update.partition.path" if index == "GLOBAL_BLOOM" \
+        else "hoodie.simple.index.update.partition.path"
+    opts = _options(index, **{flag: str(move).lower()})
+    pyhudi.write(_batch(spark, range(0, 30), 1), str(path), opts)
+    # k0000 lived in region a, now arrives in region c
+    moved = spark.createDataFrame([("k0000", "c", 2, "moved")], "id string, region string, ts long, val string")
+    pyhudi.write(moved, str(path), opts)
+    snapshot = [r for r in _snapshot(spark, path) if r[0] == "k0000"]
+    if move:
+        assert snapshot == [("k0000", "c", 2, "moved", "c")]
+    else:   # updated in place: the record keeps its old partition path
+        assert snapshot == [("k0000", "c", 2, "moved", "a")]
+    assert len(_snapshot(spark, path)) == 30
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_bucket_ids_follow_hudi_and_rewrite_lands_in_same_group(spark, tmp_path):
+    jvm = spark.sparkContext._jvm
+    for key in ["k0001", "abc", "é-ü", "2020-01-01", "\U0001F600x"]:
+        java_hash = jvm.java.util.Collections.singletonList(key).hashCode()
+        assert bucket_id(key, ["id"], 7) == (java_hash & 0x7FFFFFFF) % 7, key
+    pair = jvm.java.util.ArrayList()
+    pair.add("k1")
+    pair.add("a")
+    assert bucket_id("id:k1,region:a", ["id", "region"], 5) == (pair.hashCode() & 0x7FFFFFFF) % 5
+    assert bucket_id("id:k1,region:a", ["region"], 5) == \
+        (jvm.java.util.Collections.singletonList("a").hashCode() & 0x7FFFFFFF) % 5
+
+    path = tmp_path / "t"
+    opts = _options("BUCKET")
+    pyhudi.write(_batch(spark, range(0, 40), 1), str(path), opts)
+    before = {r["_hoodie_record_key"]: r["_hoodie_file_name"].split("_")[0]
+              for r in pyhudi.read(spark, str(path)).collect()}
+    for key, file_id in before.items():
+        assert int(file_id[:8]) == bucket_id(key, ["id"], 4)
+    pyhudi.write(_batch(spark, range(0, 40, 3), 2), str(path), opts)
+    after = {r["_hoodie_record_key"]: r["_hoodie_file_name"].split("_")[0]
+             for r in pyhudi.read(spark, str(path)).collect()}
+    assert after == before
+    props = HudiTable.load(str(path)).properties
+    assert props.get("hoodie.index.type") == "BUCKET" and props.get("hoodie.bucket.index.num.buckets") == "4"
+
+
+def test_bucket_count_cannot_change(spark, tmp_path):
+    path = tmp_path / "t"
+    pyhudi.write(_batch(spark, range(0, 20), 1), str(path), _options("BUCKET"))
+    files = sorted(p.name for p in path.rglob("*") if p.is_file())
+    with pytest.raises(ConfigError, match="hoodie.bucket.index.num.buckets"):
+        pyhudi.write(_batch(spark, range(0, 5), 2), str(path),
+                     _options("BUCKET", **{"hoodie.bucket.index.num.buckets": "8"}))
+    with pytest.raises(ConfigError, match="hoodie.index.type"):
+        pyhudi.write(_batch(spark, range(0, 5), 2), str(path), _options("BLOOM"))
+    assert sorted(p.name for p in path.rglob("*") if p.is_file()) == files
+
+
+def test_bucket_index_on_a_non_bucket_table_is_refused(spark, tmp_path):
+    path = tmp_path / "t"
+    pyhudi.write(_batch(spark, range(0, 20), 1), str(path), _options("SIMPLE"))
+    files = sorted(p.name for p in path.rglob("*") if p.is_file())
+    with pytest.raises(ConfigError, match="bucket"):
+        pyhudi.write(_batch(spark, range(0, 5), 2), str(path), _options("BUCKET"))
+    assert sorted(p.name for p in path.rglob("*") if p.is_file()) == files
+
+
+def test_unknown_index_type_lists_valid_values(spark, tmp_path):
+    with pytest.raises(ConfigError, match="BLOOM.*GLOBAL_BLOOM|GLOBAL_BLOOM.*BLOOM"):
+        pyhudi.write(_batch(spark, range(3), 1), str(tmp_path / "t"), _options("HASHMAP"))
+    assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("name", ["cow_v6_simplekeygen_nonhivestyle", "mor_parquet_v6_simplekeygen_nonhivestyle",
+                                  "cow_v8_simplekeygen_nonhivestyle", "cow_v6_nonpartitioned"])
+def test_java_footers_contain_every_key(tmp_path_factory, name):
+    base = fixture_table(name, tmp_path_factory)
+    files = [p for p in Path(base).rglob("*.parquet") if ".hoodie" not in p.parts]
+    assert files
+    for file in files:
+        parquet = pq.ParquetFile(file)
+        footer = {k.decode(): v.decode() for k, v in (parquet.metadata.metadata or {}).items()}
+        keys = parquet.read(columns=["_hoodie_record_key"])["_hoodie_record_key"].to_pylist()
+        bloom = from_footer(footer)
+        assert bloom is not None, file
+        assert bloom.might_contain_many(keys).all(), file
+        assert footer[FOOTER_MIN_KEY] == min(keys) and footer[FOOTER_MAX_KEY] == max(keys), file
+
+
+# --- file sizing ---------------------------------------------------------------------------------------------
+def _wide(spark, start, n, ts=1):
+    """Rows of ~1 KB (hex digests: realistic compression), one partition."""
+    payload = F.concat(*[F.sha2(F.concat(F.col("id").cast("string"), F.lit(str(s))), 512) for s in range(8)])
+    return (spark.range(start, start + n)
+            .select(F.format_string("k%06d", "id").alias("id"), F.lit("a").alias("region"),
+                    F.lit(ts).cast("long").alias("ts"), payload.alias("val")))
+
+
+SIZING = {"hoodie.parquet.max.file.size": str(200 * 1024), "hoodie.parquet.small.file.limit": str(100 * 1024),
+          "hoodie.copyonwrite.record.size.estimate": "600"}
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_inserts_cut_near_max_size_and_fill_small_files(spark, tmp_path, table_type):
+    path = tmp_path / "t"
+    opts = _options("BLOOM", table_type, **SIZING)
+    pyhudi.write(_wide(spark, 0, 900), str(path), opts)
+    sizes = sorted(b.size for b in HudiTable.load(str(path)).view().latest_base_files())
+    assert len(sizes) >= 2
+    assert all(s <= 260 * 1024 for s in sizes), sizes
+    assert sizes[-1] >= 120 * 1024, sizes        # full files land near the max
+    small = [s for s in sizes if s < 100 * 1024]
+    groups_before = len(sizes)
+    pyhudi.write(_wide(spark, 5000, 60, ts=2), str(path), opts)
+    after = sorted(b.size for b in HudiTable.load(str(path)).view().latest_base_files())
+    if small:   # the inserts went into the small file: no new file group
+        assert len(after) == groups_before, (sizes, after)
+    assert all(s <= 260 * 1024 for s in after), after
+
+
+def test_bulk_insert_cuts_files_near_max_size(spark, tmp_path):
+    path = tmp_path / "t"
+    opts = _options("SIMPLE", **SIZING, **{"hoodie.datasource.write.operation": "bulk_insert"})
+    pyhudi.write(_wide(spark, 0, 900), str(path), opts)
+    sizes = sorted(b.size for b in HudiTable.load(str(path)).view().latest_base_files())
+    assert len(sizes) >= 2 and all(s <= 260 * 1024 for s in sizes), sizes
