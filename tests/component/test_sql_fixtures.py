@@ -60,8 +60,10 @@ def test_replay_matches_fixture(spark, tmp_path, tmp_path_factory, name):
     theirs = hudi_rs_read(base)
     # TIMESTAMP literals are read in the session time zone of the original run (hoodie.properties says which)
     zone = "America/Chicago" if re.search(r"C[DS]T", (base / ".hoodie" / "hoodie.properties").read_text()) else "UTC"
-    previous = spark.conf.get("spark.sql.session.timeZone")
+    previous = spark.conf.get("spark.sql.session.timeZone"), spark.conf.get("spark.sql.sources.partitionOverwriteMode")
     spark.conf.set("spark.sql.session.timeZone", zone)
+    # and with Spark's default static partition overwrite (INSERT OVERWRITE without PARTITION replaces the table)
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
     try:
         pyhudi.sql(spark, _script(name, tmp_path))
         ours = pyhudi.sql(spark, f"SELECT * FROM {table}")
@@ -71,5 +73,6 @@ def test_replay_matches_fixture(spark, tmp_path, tmp_path_factory, name):
         # plain spark.sql reads the catalog table through the `hudi` data source: same rows
         assert rows(spark.sql(f"SELECT * FROM {table}"), columns) == rows(theirs, columns)
     finally:
-        spark.conf.set("spark.sql.session.timeZone", previous)
+        spark.conf.set("spark.sql.session.timeZone", previous[0])
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", previous[1])
         pyhudi.sql(spark, f"DROP TABLE IF EXISTS {table} PURGE")

@@ -29,7 +29,7 @@ from pyhudi.file_group.naming import new_file_id
 from pyhudi.index import check_table_index, index_spec
 from pyhudi.index import table_properties as index_table_properties
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
-from pyhudi.keygen import build_key_generator
+from pyhudi.keygen import auto_record_keys, build_key_generator
 from pyhudi.merge import IS_DELETED_FIELD, SUPPORTED_PAYLOADS
 from pyhudi.schema import (arrow_to_avro, avro_json, avro_to_arrow, check_compatible, create_table_avro,
                            storage_schema, with_meta_fields_avro)
@@ -50,6 +50,8 @@ _OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK
                     "delete_partition": "DELETE_PARTITION"}
 _SUPPORTED_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
                          "delete_partition")
+# Operations that need no record key (Hudi generates keys for tables created without one).
+AUTO_KEY_OPERATIONS = ("insert", "bulk_insert", "insert_overwrite", "insert_overwrite_table", "delete_partition")
 _SEQ_COLUMN = "_pyhudi_seq"
 _SLOT_COLUMN = "_pyhudi_slot"
 
@@ -253,7 +255,8 @@ class _Write:
 
         def add_keys(batches):
             for batch in batches:
-                keys = keygen.record_keys(batch)
+                # Auto-generated keys need the instant time: _with_auto_keys fills them in once it exists.
+                keys = keygen.record_keys(batch) if keygen.record_key_fields else pa.repeat(pa.scalar(""), batch.num_rows)
                 paths = keygen.partition_paths(batch)
                 yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
                                                  names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
@@ -273,6 +276,8 @@ class _Write:
             max_file_size=self.config.get(C.MAX_FILE_SIZE), is_mor=self.is_mor,
             log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
             table_avro_schema_json=avro_json(self.avro_schema))
+        if not self.keygen.record_key_fields:
+            keyed = _with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
             return self._bulk_insert(keyed, ctx)
 
@@ -305,7 +310,8 @@ class _Write:
     def _dedup(self, keyed: DataFrame) -> DataFrame:
         combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
                    "delete": C.COMBINE_BEFORE_DELETE, "insert_overwrite": C.COMBINE_BEFORE_INSERT,
-                   "insert_overwrite_table": C.COMBINE_BEFORE_INSERT}[self.operation]
+                   "insert_overwrite_table": C.COMBINE_BEFORE_INSERT,
+                   "bulk_insert": C.COMBINE_BEFORE_INSERT}[self.operation]
         if not self.config.get(combine):
             return keyed
         order = [F.col(_SEQ_COLUMN).desc()]
@@ -412,6 +418,21 @@ class _Write:
 
 
 # --- planning (driver, metadata only) -------------------------------------------------------------------------
+def _with_auto_keys(keyed: DataFrame, instant_time: str) -> DataFrame:
+    """Hudi's auto-generated record keys `<instant>_<sparkPartitionId>_<rowId>` for a table without a record key."""
+    schema = keyed.schema
+
+    def assign(batches):
+        from pyspark import TaskContext
+        partition_id, first_row = TaskContext.get().partitionId(), 0
+        for batch in batches:
+            keys = auto_record_keys(instant_time, partition_id, first_row, batch.num_rows)
+            first_row += batch.num_rows
+            yield batch.set_column(batch.schema.get_field_index(RECORD_KEY), RECORD_KEY, keys)
+
+    return keyed.mapInArrow(assign, schema)
+
+
 def _average_record_size(timeline: Timeline, config: C.HoodieConfig) -> int:
     """Bytes per record from the latest commits that wrote enough data, else hoodie.copyonwrite.record.size.estimate."""
     threshold = config.get(C.SMALL_FILE_LIMIT) * 1.0  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
@@ -544,8 +565,11 @@ def _resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: H
                           f"{{'{C.TABLE_NAME.key}': 'trips'}}")
     resolved[C.TABLE_NAME.key] = name
     if not resolved.get(C.RECORD_KEY.key):
-        raise ConfigError(f"option {C.RECORD_KEY.key} is required for table {name}: name the column(s) that "
-                          "identify a record, e.g. 'id' or 'id,region'")
+        operation = config.get(C.OPERATION)
+        if operation not in AUTO_KEY_OPERATIONS:
+            raise ConfigError(f"table {name} has no record key, so {C.OPERATION.key}={operation} cannot find the "
+                              f"records to change; set {C.RECORD_KEY.key} (SQL: primaryKey) to the column(s) that "
+                              f"identify a record, or use one of {', '.join(AUTO_KEY_OPERATIONS)}")
     if not resolved.get(C.PRECOMBINE.key) and table is None and "ts" in incoming.columns:
         resolved[C.PRECOMBINE.key] = "ts"   # Hudi's default ordering field
     payload = resolved.get(C.PAYLOAD_CLASS.key) or (table.properties.get("hoodie.compaction.payload.class")
@@ -585,7 +609,6 @@ def _table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     props = {
         "hoodie.table.name": resolved[C.TABLE_NAME.key],
         "hoodie.table.type": resolved.get(C.TABLE_TYPE.key, COPY_ON_WRITE),
-        "hoodie.table.recordkey.fields": ",".join(keygen.record_key_fields),
         "hoodie.table.keygenerator.class": keygen.java_class,
         "hoodie.datasource.write.hive_style_partitioning": resolved.get(C.HIVE_STYLE.key, "false").lower(),
         "hoodie.datasource.write.partitionpath.urlencode": resolved.get(C.URL_ENCODE.key, "false").lower(),
@@ -594,6 +617,8 @@ def _table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
         "hoodie.populate.meta.fields": "true",
         "hoodie.table.create.schema": avro_json(create_table_avro(schema, resolved[C.TABLE_NAME.key])),
     }
+    if keygen.record_key_fields:   # Hudi omits the key of a table with auto-generated record keys
+        props["hoodie.table.recordkey.fields"] = ",".join(keygen.record_key_fields)
     if keygen.partition_path_fields:   # plain names, also for CustomKeyGenerator's "field:type" form
         props["hoodie.table.partition.fields"] = ",".join(keygen.partition_path_fields)
     if resolved.get(C.PRECOMBINE.key):
