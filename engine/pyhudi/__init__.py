@@ -20,7 +20,9 @@ def activate(spark):
     return _activate(spark)
 
 
-def write(df, path, options=None, mode="append") -> str:
+def write(df, path, options=None, mode="append"):
+    """Write a DataFrame to the Hudi table at `path`; returns a WriteResult: a str equal to the completed
+    instant time, with .operation, .write_stats and .index_stats (hoodie.index.type picks the index)."""
     from pyhudi.writer.client import write as _write
     return _write(df, path, options, mode)
 

@@ -9,7 +9,6 @@ import os
 import threading
 import time
 
-import pytest
 
 import pyhudi
 from pyhudi.errors import WriteConflictError

@@ -14,6 +14,7 @@ from pyhudi.errors import TimelineError
 from pyhudi.services import avro_metadata as avro
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
+from pyhudi.testing import crash_point
 from pyhudi.timeline import (CLEAN, METAFOLDER, SAVEPOINT, Instant, State, Timeline, normalize_instant_argument)
 
 
@@ -69,6 +70,7 @@ def create_savepoint(spark, path, instant_time: str | None = None, user: str = "
     storage.delete_file(f"{METAFOLDER}/{inflight.file_name}")   # a leftover of a crashed savepoint
     if not storage.create_if_absent(f"{METAFOLDER}/{inflight.file_name}", b""):
         raise TimelineError(f"savepoint {instant_time} of table {base} is being created by another writer")
+    crash_point("savepoint.after_inflight")
     if not storage.create_if_absent(f"{METAFOLDER}/{inflight.with_state(State.COMPLETED).file_name}",
                                     avro.to_bytes(avro.SAVEPOINT_METADATA, metadata)):
         raise TimelineError(f"commit {instant_time} of table {base} is already savepointed")

@@ -13,7 +13,6 @@ import dataclasses
 import re
 import shutil
 import warnings
-from dataclasses import dataclass
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
@@ -36,14 +35,13 @@ from pyhudi.schema import (arrow_to_avro, avro_json, avro_to_arrow, check_compat
 from pyhudi.storage import Storage
 from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
 from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, TEMP_FOLDER, Instant, State, Timeline,
-                             commit_metadata_bytes, create_requested, new_instant_time,
-                             transition_to_completed, transition_to_inflight)
+                             commit_metadata_bytes, transition_to_inflight)
 from pyhudi.testing import crash_point
+from pyhudi.writer.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH, RECORD_KEY,
+                                      STATS_DDL, GroupState, WriteContext, write_file_group, write_sorted_files)
 from pyhudi.writer.replace import (PARTITIONS_TO_DELETE, REPLACE_OPERATIONS, partitions_to_delete,
                                    replaced_file_ids)
 from pyhudi.writer.transaction import WriteTransaction
-from pyhudi.writer.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH, RECORD_KEY,
-                                      STATS_DDL, GroupState, WriteContext, write_file_group, write_sorted_files)
 
 _OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
                     "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
