@@ -124,8 +124,8 @@ def test_writer_processes_lose_no_update(spark, tmp_path):
     specs = [["writes", f"w{w}", commits, [0, 1000 * w + 1, 1000 * w + 2]] for w in range(workers)]
     started = time.monotonic()
     results = {}
-    threads = [threading.Thread(target=lambda w=w: results.__setitem__(w, _run_worker(path, options, [specs[w]], "")))
-               for w in range(workers)]
+    threads = [threading.Thread(target=lambda w=w: results.__setitem__(
+        w, _run_worker(path, options, [specs[w]], "", timeout=7200 if LONG else 900))) for w in range(workers)]
     for t in threads:
         t.start()
     for t in threads:

@@ -85,10 +85,11 @@ class Model:
                 del self.writes[keep:]
 
 
-def _run_worker(path, options, actions, crash):
+def _run_worker(path, options, actions, crash, timeout=600):
     env = {**os.environ, "PYHUDI_CRASH_AT": crash}
     spec = json.dumps({"path": str(path), "options": options, "actions": actions})
-    return subprocess.run([sys.executable, str(WORKER), spec], env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, str(WORKER), spec], env=env, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def _check(spark, path, expected: dict, where: str):

@@ -39,6 +39,8 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     if operation is None:
         operation = insert_operation(options)
     options[C.OPERATION.key] = operation
+    # SQL table columns are nullable (as in Hudi's catalog tables); a literal's NOT NULL must not reach the schema
+    df = df.select(*[F.when(F.col(f"`{c}`").isNotNull(), F.col(f"`{c}`")).alias(c) for c in df.columns])
     return pyhudi.write(df, entry.location, options)
 
 

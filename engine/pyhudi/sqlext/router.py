@@ -93,7 +93,7 @@ def _dispatch(spark: SparkSession, resolver: Resolver, statement: Statement, tre
             handler(spark, resolver, tree, entry)
             return _empty(spark)
     elif isinstance(tree, exp.Drop) and (tree.args.get("kind") or "").upper() == "TABLE":
-        tables = tree.expressions if tree.expressions else [tree.this]
+        tables = tree.args.get("tables") or ([tree.this] if tree.this is not None else [])
         entries = [resolver.hudi_entry(t) for t in tables if isinstance(t, exp.Table)]
         if len(tables) == 1 and entries and entries[0] is not None:
             ddl.drop_table(spark, entries[0], purge=bool(tree.args.get("purge")))

@@ -1,4 +1,5 @@
 -- partitioned by day; an incremental run replaces only the days its batch touches (Hudi insert_overwrite)
+-- depends_on: {{ ref('stg_orders') }}
 {{ config(
     materialized='incremental',
     incremental_strategy='insert_overwrite',
