@@ -54,9 +54,7 @@ class TestIncrementalPyhudi(BaseIncremental):
 
 
 class TestIncrementalNotSchemaChangePyhudi(BaseIncrementalNotSchemaChange):
-    @pytest.fixture(scope="class")
-    def project_config_update(self):
-        return keyed("incremental", key="user_id")
+    pass    # the model has its own unique_key
 
 
 class TestGenericTestsPyhudi(BaseGenericTests):

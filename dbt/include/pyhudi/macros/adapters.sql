@@ -101,3 +101,16 @@
 {% macro pyhudi__persist_constraints(relation, model) %}
   {#-- constraints are not enforced on Hudi tables (dbt-spark only applies them to delta) --#}
 {% endmacro %}
+
+
+{#-- `select *` from a Hudi table returns its _hoodie_* meta columns; they are per-table bookkeeping, not model
+     columns (snapshots with check_cols='all' would otherwise see every row as changed). --#}
+{% macro pyhudi__get_columns_in_query(select_sql) %}
+  {%- set names = [] -%}
+  {%- for name in default__get_columns_in_query(select_sql) -%}
+    {%- if not (name | lower).startswith('_hoodie_') -%}
+      {%- do names.append(name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(names) }}
+{% endmacro %}
