@@ -33,5 +33,5 @@ def test_procedures_on_a_table(spark):
     assert pyhudi.sql(spark, f"CALL show_fsview_all(table => '{t}')").count() >= 1
     clean = pyhudi.sql(spark, f"CALL run_clean(table => '{t}', retain_commits => 1)")
     assert clean.columns[:3] == ["start_clean_time", "time_taken_in_millis", "total_files_deleted"]
-    assert _one(spark, f"CALL archive_commits(table => '{t}', min_commits => 2, max_commits => 3)") == [(0,)]
+    assert _one(spark, f"CALL archive_commits(table => '{t}', min_commits => 2, max_commits => 3, retain_commits => 1)") == [(0,)]
     pyhudi.sql(spark, f"DROP TABLE {t}")
