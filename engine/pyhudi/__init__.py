@@ -11,12 +11,12 @@ from pyhudi.errors import PyHudiError  # noqa: E402
 
 
 def session(*args, **kwargs):
-    from pyhudi.session import session as _session
+    from pyhudi.spark_session import session as _session
     return _session(*args, **kwargs)
 
 
 def activate(spark):
-    from pyhudi.session import activate as _activate
+    from pyhudi.spark_session import activate as _activate
     return _activate(spark)
 
 

@@ -67,9 +67,7 @@ def _show(path: str) -> int:
 
 def _sql(args) -> int:
     import pyhudi
-    # (not pyhudi.session: once the pyhudi.session module is imported, that attribute names the module)
-    from pyhudi.session import session as make_session
-    spark = make_session(master=args.master, warehouse_dir=args.warehouse,
+    spark = pyhudi.session(master=args.master, warehouse_dir=args.warehouse,
                          **{"spark.ui.showConsoleProgress": "true"})
     if args.execute or args.file:
         text = args.execute if args.execute else open(args.file, encoding="utf-8").read()
