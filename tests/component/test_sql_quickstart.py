@@ -64,8 +64,7 @@ def test_quickstart_flow(spark, table_type):
     expected = [("aaaa0001", 5.5), ("9909a8b1", 25.0), ("e3cf430c", 34.15), ("e96c4396", 99.0)]
     assert _data(spark, f"SELECT uuid, fare FROM {t}") == sorted(expected)
     assert sorted(tuple(r) for r in spark.sql(f"SELECT uuid, fare FROM {t}").collect()) == sorted(expected)
-    if table_type == "cow":
-        _same_as_hudi_rs(spark, t, path)
+    _same_as_hudi_rs(spark, t, path)      # MOR: merged from log files (data and delete blocks)
 
     # time travel to the first commit: the five inserted rows
     assert len(_data(spark, f"SELECT uuid FROM {t} TIMESTAMP AS OF '{first}'")) == 5
@@ -89,8 +88,6 @@ def test_quickstart_flow(spark, table_type):
         assert [tuple(r)[2] for r in done.collect()] == ["COMPLETED"]
         assert _data(spark, f"SELECT uuid, fare FROM {t}") == sorted(expected)
         assert pyhudi.sql(spark, f"CALL show_compaction(table => '{t}')").count() == 1
-        # KNOWN: hudi-rs fails on the log files of this table before compaction ("varint overflow" decoding a
-        # log record); after compaction the latest slices are base files only.
         _same_as_hudi_rs(spark, t, path)
     pyhudi.sql(spark, f"DROP TABLE {t}")
     assert not os.path.exists(path)          # managed table: DROP deletes the files

@@ -22,6 +22,7 @@ from pyhudi.errors import CorruptFileError, PyHudiError, SchemaError
 from pyhudi.file_group import log_file as lf
 from pyhudi.file_group.log_block import (
     ORDERING_VAL_BRANCHES,
+    natural_delete,
     avro_schema_to_arrow,
     decode_delete_content,
     encode_delete_content,
@@ -205,8 +206,8 @@ def test_fixture_log_files_match_sql_and_timeline(tables, table):
             keys = block.delete_keys
             assert {k.record_key for k in keys} == details["delete_keys"]
             assert {k.partition_path for k in keys} == {details["partition"]}
-            # Spark SQL DELETE writes ordering value 0 in the `long` branch (precombine field ts is BIGINT)
-            assert {(k.ordering_val, k.ordering_type_name) for k in keys} == {(0, "long")}
+            # Spark SQL DELETE writes the natural ordering value, Integer 0, in the IntWrapper branch
+            assert {(k.ordering_val, k.ordering_type_name) for k in keys} == {(0, "int")}
             assert json.loads(block.schema)["name"] == "v6_trips_8i3d_record"
 
 
@@ -217,9 +218,9 @@ def _reencode(block: LogBlock) -> LogBlock:
     elif block.block_type == BlockType.PARQUET_DATA_BLOCK:
         new = parquet_data_block(block.records, block.instant_time, block.schema)
     elif block.block_type == BlockType.DELETE_BLOCK:
-        # keys as plain tuples: the branch comes from the ordering field's type (ts: ["null", "long"])
+        # keys as the writer passes a delete operation's keys: no ordering value, i.e. the natural Integer 0
         ts_type = next(f["type"] for f in json.loads(block.schema)["fields"] if f["name"] == "ts")
-        new = delete_block([(k.record_key, k.partition_path, k.ordering_val) for k in block.delete_keys],
+        new = delete_block([natural_delete(k.record_key, k.partition_path) for k in block.delete_keys],
                            block.instant_time, ts_type, block.schema)
     elif block.block_type == BlockType.COMMAND_BLOCK:
         new = rollback_command_block(block.instant_time, block.target_instant_time)
@@ -485,8 +486,7 @@ def test_delete_block_logical_branches_round_trip():
     """Keys read from other writers may use any orderingVal branch; they decode to Python values and re-encode
     exactly."""
     values = {
-        "time-millis": dt.time(1, 2, 3, 4000), "time-micros": dt.time(23, 59, 59, 999999),
-        "timestamp-millis": dt.datetime(2024, 1, 1, 0, 0, 0, 1000, tzinfo=dt.timezone.utc),
+        "boolean": True, "time-micros": dt.time(23, 59, 59, 999999),
         "timestamp-micros": dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone.utc),
         "date": dt.date(1900, 1, 1), "decimal": decimal.Decimal("0.000000000000001"),
         "long": -(2 ** 63), "int": -(2 ** 31),
@@ -502,7 +502,7 @@ def test_delete_block_rejects_bad_keys():
     with pytest.raises(PyHudiError, match="null or empty record key"):
         delete_block([("", "p", 1)], "20250101000000001", "long")
     with pytest.raises(SchemaError, match="cannot be stored"):
-        delete_block([("k", "p", True)], "20250101000000001", "boolean")
+        delete_block([("k", "p", [1, 2])], "20250101000000001")
     empty = next(read_log_bytes(encode_block(delete_block([], "20250101000000001", "long"))))
     assert empty.delete_keys == []
 

@@ -551,10 +551,13 @@ def decode_parquet_content(content: bytes) -> pa.Table:
     return pq.read_table(pa.BufferReader(content))
 
 
-# HoodieDeleteRecord.orderingVal union branches (hudi-common/src/main/avro/HoodieDeleteRecord.avsc, 0.14/0.15).
+# HoodieDeleteRecord.orderingVal union branches (hudi-common/src/main/avro/HoodieDeleteRecord.avsc): a union of
+# one-field wrapper records (BooleanWrapper, IntWrapper, ...), whose binary form is the wrapped value's. Java's
+# SQL DELETE writes Integer 0 as branch 2 (IntWrapper), as the Java-written fixture tables show; hudi-rs reads
+# these branches.
 ORDERING_VAL_BRANCHES = (
-    "null", "int", "long", "float", "double", "bytes", "string", "decimal",
-    "date", "time-millis", "time-micros", "timestamp-millis", "timestamp-micros",
+    "null", "boolean", "int", "long", "float", "double", "bytes", "string", "date", "decimal",
+    "time-micros", "timestamp-micros",
 )
 _BRANCH = {name: i for i, name in enumerate(ORDERING_VAL_BRANCHES)}
 _DECIMAL_SCALE = 15           # {"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}
@@ -570,14 +573,13 @@ DELETE_RECORD_LIST_SCHEMA = {
         "fields": [
             {"name": "recordKey", "type": ["null", "string"], "default": None},
             {"name": "partitionPath", "type": ["null", "string"], "default": None},
-            {"name": "orderingVal", "type": [
-                "null", "int", "long", "float", "double", "bytes", "string",
-                {"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15},
-                {"type": "int", "logicalType": "date"},
-                {"type": "int", "logicalType": "time-millis"},
-                {"type": "long", "logicalType": "time-micros"},
-                {"type": "long", "logicalType": "timestamp-millis"},
-                {"type": "long", "logicalType": "timestamp-micros"},
+            {"name": "orderingVal", "type": ["null"] + [
+                {"type": "record", "name": f"Ordering{name}Wrapper", "fields": [{"name": "value", "type": avro}]}
+                for name, avro in (
+                    ("Boolean", "boolean"), ("Int", "int"), ("Long", "long"), ("Float", "float"),
+                    ("Double", "double"), ("Bytes", "bytes"), ("String", "string"), ("Date", "int"),
+                    ("Decimal", {"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}),
+                    ("TimeMicros", {"type": "long", "logicalType": "time-micros"}), ("TimestampMicros", "long"))
             ], "default": None},
         ]}}}],
 }
@@ -627,7 +629,7 @@ def _branch_for_value(value: Any) -> int:
     if value is None:
         return 0
     if isinstance(value, bool):
-        raise SchemaError("A boolean ordering value cannot be stored in a Hudi delete block")
+        return _BRANCH["boolean"]
     if isinstance(value, int):
         return _BRANCH["long"]
     if isinstance(value, float):
@@ -710,6 +712,8 @@ def _encode_ordering_val(value: Any, branch: int) -> bytes:
     if value is None or name == "null":
         return b"\x00"
     head = _zigzag(branch)
+    if name == "boolean":
+        return head + (b"\x01" if value else b"\x00")
     if name in ("int", "long"):
         if isinstance(value, _dt.datetime):
             value = _micros(value)
@@ -736,14 +740,11 @@ def _encode_ordering_val(value: Any, branch: int) -> bytes:
     if name == "date":
         days = (value - _EPOCH_DATE).days if isinstance(value, _dt.date) else int(value)
         return head + _zigzag(days)
-    if name in ("time-millis", "time-micros"):
+    if name == "time-micros":
         if isinstance(value, _dt.time):
-            micros = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
-        else:
-            micros = int(value) * (1000 if name == "time-millis" else 1)
-        return head + _zigzag(micros // 1000 if name == "time-millis" else micros)
-    if name == "timestamp-millis":
-        return head + _zigzag(_micros(value) // 1000 if isinstance(value, _dt.datetime) else int(value))
+            return head + _zigzag(((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000
+                                  + value.microsecond)
+        return head + _zigzag(int(value))
     if name == "timestamp-micros":
         return head + _zigzag(_micros(value))
     raise AssertionError(name)
@@ -756,6 +757,8 @@ def _decode_ordering_val(data: bytes, pos: int) -> tuple[Any, int, int]:
     name = ORDERING_VAL_BRANCHES[branch]
     if name == "null":
         return None, branch, pos
+    if name == "boolean":
+        return data[pos] != 0, branch, pos + 1
     if name in ("int", "long"):
         value, pos = _read_long(data, pos)
         return value, branch, pos
@@ -776,12 +779,8 @@ def _decode_ordering_val(data: bytes, pos: int) -> tuple[Any, int, int]:
     value, pos = _read_long(data, pos)
     if name == "date":
         return _EPOCH_DATE + _dt.timedelta(days=value), branch, pos
-    if name == "time-millis":
-        return (_dt.datetime.min + _dt.timedelta(milliseconds=value)).time(), branch, pos
     if name == "time-micros":
         return (_dt.datetime.min + _dt.timedelta(microseconds=value)).time(), branch, pos
-    if name == "timestamp-millis":
-        return _EPOCH + _dt.timedelta(milliseconds=value), branch, pos
     return _EPOCH + _dt.timedelta(microseconds=value), branch, pos   # timestamp-micros
 
 
@@ -894,6 +893,12 @@ def avro_data_block(records: pa.Table, instant_time: str, avro_schema_json: str)
     header = {"INSTANT_TIME": _check_instant(instant_time), "SCHEMA": avro_schema_json}
     content = encode_avro_content(records, avro_schema_json)
     return LogBlock(BlockType.AVRO_DATA_BLOCK, header, {}, records=records, content=content)
+
+
+def natural_delete(record_key: str, partition_path: str) -> DeleteRecord:
+    """A delete without an ordering value of its own: Hudi's natural ordering value, Integer 0 (what Java writes
+    for the delete operation and SQL DELETE); it wins over any stored record."""
+    return DeleteRecord(record_key, partition_path, 0, _BRANCH["int"])
 
 
 def delete_block(keys: Iterable[tuple[str, str, Any] | DeleteRecord], instant_time: str,

@@ -472,7 +472,7 @@ def _same_class_branches(t: pa.DataType | None) -> frozenset[str]:
     if pa.types.is_integer(t):
         return frozenset({"long"}) if t.bit_width == 64 else frozenset({"int"})
     if pa.types.is_timestamp(t):
-        return frozenset({"long", "timestamp-micros", "timestamp-millis"})
+        return frozenset({"long", "timestamp-micros"})
     if pa.types.is_date(t):
         return frozenset({"date"})
     if pa.types.is_float32(t):
@@ -496,8 +496,6 @@ def _as_micros(value: Any, branch: str | None) -> Any:
         if value.tzinfo is None:
             value = value.replace(tzinfo=_dt.timezone.utc)
         return (value - _EPOCH) // _dt.timedelta(microseconds=1)
-    if branch == "timestamp-millis" and isinstance(value, int):
-        return value * 1000
     return value
 
 

@@ -280,8 +280,10 @@ class _Write:
             return self._bulk_insert(keyed, ctx)
 
         deduped = self._dedup(keyed)
-        if self.operation == "delete":
+        if self.operation == "delete":   # Hudi's delete carries no ordering value (natural order): it always wins
             deduped = deduped.withColumn(DELETE_COLUMN, F.lit(True))
+            if self.precombine in deduped.columns:
+                deduped = deduped.withColumn(self.precombine, F.lit(None).cast(deduped.schema[self.precombine].dataType))
         else:
             deleted = (F.coalesce(F.col(IS_DELETED_FIELD), F.lit(False))
                        if IS_DELETED_FIELD in deduped.columns else F.lit(False))

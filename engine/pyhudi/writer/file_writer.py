@@ -151,6 +151,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
                     state: GroupState) -> pa.Table:
     """Merge-on-read: updates become a data block and deletes a delete block, in a new log file version of the
     file group's latest slice. A new file per write (rather than an append) keeps commits and rollbacks atomic."""
+    from pyhudi.file_group.log_block import natural_delete
     from pyhudi.file_group.log_file import avro_data_block, delete_block, parquet_data_block, write_log_file
     from pyhudi.file_group.naming import log_file_name
 
@@ -166,7 +167,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     if removed.num_rows:
         ordering = (removed[ctx.ordering_field].to_pylist() if ctx.ordering_field in removed.column_names
                     else [None] * removed.num_rows)
-        keys = [(k, p, o if o is not None else 0) for k, p, o in
+        keys = [(k, p, o) if o is not None else natural_delete(k, p) for k, p, o in
                 zip(removed[RECORD_KEY].to_pylist(), removed[PARTITION_PATH].to_pylist(), ordering)]
         blocks.append(delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.table_avro_schema_json))
     name = log_file_name(file_id, state.log_base_instant, state.next_log_version, token)
