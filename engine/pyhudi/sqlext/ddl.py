@@ -79,11 +79,7 @@ def hudi_options(options: dict, partitions: list[str], name: str, database: str)
     resolved.setdefault(C.HIVE_STYLE.key, HIVE_STYLE_DEFAULT)
     resolved.setdefault(C.URL_ENCODE.key, "false")
     resolved.setdefault(C.PAYLOAD_CLASS.key, C.PAYLOAD_CLASS.default)
-    if not resolved.get(C.RECORD_KEY.key):
-        raise SqlError(f"CREATE TABLE {name} USING hudi needs a primary key: add TBLPROPERTIES "
-                       "(primaryKey = 'id') (Hudi's tables without a primary key, with generated keys, are not "
-                       "supported by pyhudi yet)")
-    return resolved
+    return resolved   # without a primary key: a table with generated record keys (insert-style writes only)
 
 
 def create_hudi_files(path: str, resolved: dict, data_schema: T.StructType, table_name: str):
@@ -113,7 +109,7 @@ def _catalog_properties(options: dict, table) -> dict:
     out = {k: v for k, v in options.items() if k.lower() != "path"}
     props = table.properties
     lowered = {k.lower() for k in out}
-    if "primarykey" not in lowered:
+    if "primarykey" not in lowered and props.record_key_fields:
         out["primaryKey"] = ",".join(props.record_key_fields)
     if "precombinefield" not in lowered and props.precombine_field:
         out["preCombineField"] = props.precombine_field
