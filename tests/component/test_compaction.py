@@ -21,6 +21,7 @@ from pyhudi.merge import OVERWRITE_WITH_LATEST
 from pyhudi.reader.file_slice_reader import read_file_slice
 from pyhudi.reader.plan import table_schema
 from pyhudi.schema import with_meta_fields_avro, avro_json
+from pyhudi.services.heartbeat import Heartbeat
 from pyhudi.services.compaction import (compact, execute_compaction, read_compaction_plan,
                                         run_inline_compaction_if_due, schedule_compaction, should_compact)
 from pyhudi.table import HudiTable
@@ -265,14 +266,24 @@ def test_scheduling_rules(spark, tmp_path_factory):
         schedule_compaction(spark, path, {"hoodie.compaction.strategy": "DayBasedCompactionStrategy"})
     with pytest.raises(errors.TimelineError, match="not pending"):
         compact(spark, path, "execute", instant_time="20990101000000000")
-    # a write still pending before the compaction instant blocks scheduling (its log files would be missed)
+    # a LIVE write (optimistic concurrency, heartbeat beating) still pending before the compaction instant blocks
+    # scheduling: its log files would be missed
+    occ = {"hoodie.write.concurrency.mode": "optimistic_concurrency_control"}
     pending = create_requested(table.storage, new_instant_time(after=latest), DELTA_COMMIT)
-    with pytest.raises(errors.TimelineError, match="still pending"):
-        schedule_compaction(spark, path)
+    beat = Heartbeat(table.storage, pending.time, occ).start()
+    try:
+        with pytest.raises(errors.TimelineError, match="still pending"):
+            schedule_compaction(spark, path, occ)
+    finally:
+        beat.stop()
     table.storage.delete_file(f".hoodie/{pending.file_name}")
+    # a single writer's pending write is a failed write: the schedule below rolls it back first (eagerly)
+    stale = create_requested(table.storage, new_instant_time(after=pending.time), DELTA_COMMIT)
     # a tiny IO budget still takes the first operation (BoundedIO stops once the budget is spent)
     t = schedule_compaction(spark, path, {"hoodie.compaction.target.io": "0"})
     assert len(read_compaction_plan(table.storage, t).operations) == 1
+    assert table.timeline().find(stale.time) is None
+    assert any(i.action == "rollback" for i in table.timeline().completed())
     # a file group in a pending plan is not planned twice
     assert schedule_compaction(spark, path) is None
     assert compact(spark, path, "scheduleAndExecute") == [t]
