@@ -42,4 +42,17 @@ def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name
         builder = builder.config(key, value)
     if hive:
         builder = builder.enableHiveSupport()
-    return activate(builder.getOrCreate())
+    spark = builder.getOrCreate()
+    _quiet(spark, _NOISY_LOGGERS)
+    return activate(spark)
+
+
+# Spark first tries to store a data source table's schema the Hive way, which the metastore refuses for `USING hudi`
+# tables; Spark then keeps the schema in table properties (it works), but Hive logs an ERROR line for each attempt.
+_NOISY_LOGGERS = ("org.apache.hadoop.hive.metastore.HiveAlterHandler",)
+
+
+def _quiet(spark: SparkSession, loggers) -> None:
+    jvm = spark.sparkContext._jvm
+    for name in loggers:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, jvm.org.apache.logging.log4j.Level.OFF)
