@@ -15,7 +15,7 @@ from pyhudi.table import HudiTable, dump_properties, load_properties, table_chec
 from pyhudi.timeline import (Instant, State, Timeline, create_requested, new_instant_time,
                              normalize_instant_argument, parse_instant_file_name, transition_to_completed,
                              transition_to_inflight)
-from support import FIXTURES, fixture_table
+from support import fixture_table
 
 
 # --- config -------------------------------------------------------------------------------------------------

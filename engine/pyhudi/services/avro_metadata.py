@@ -108,15 +108,14 @@ def to_bytes(schema: dict, record: dict) -> bytes:
     return out.getvalue()
 
 
-def from_bytes(data: bytes, where: str) -> dict:
-    """The single record of an Avro instant file; CorruptFileError naming `where` otherwise."""
+def from_bytes(data: bytes, where: str, fix: str = "restore it from a backup or delete the instant") -> dict:
+    """The single record of an Avro instant file; CorruptFileError naming `where` and the `fix` otherwise."""
     import fastavro
 
     try:
         records = list(fastavro.reader(io.BytesIO(data)))
     except Exception as exc:  # noqa: BLE001 - fastavro raises many types for bad input
-        raise CorruptFileError(f"{where} is not an Avro instant file ({exc}); restore it from a backup or "
-                               "delete the instant") from None
+        raise CorruptFileError(f"{where} is not an Avro instant file ({exc}); {fix}") from None
     if len(records) != 1:
-        raise CorruptFileError(f"{where} holds {len(records)} records, expected 1")
+        raise CorruptFileError(f"{where} holds {len(records)} records, expected 1; {fix}")
     return records[0]

@@ -27,22 +27,22 @@ compaction), ``TIME_ELAPSED`` (``hoodie.compact.inline.max.delta.seconds`` since
 
 from __future__ import annotations
 
-import io
 import re
 import time
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterable, Iterator, Mapping
+from typing import Iterator, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pyhudi import config as C
-from pyhudi.errors import ConfigError, CorruptFileError, PyHudiError, TimelineError
+from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.base_file import BloomSettings, read_base_file, write_base_file
 from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
 from pyhudi.file_group.naming import base_file_name, parse_base_file_name, parse_log_file_name
+from pyhudi.services import avro_metadata
 from pyhudi.services.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
@@ -152,27 +152,14 @@ class CompactionPlan:
 
     def to_bytes(self) -> bytes:
         """The plan as Hudi serializes it (TimelineMetadataUtils.serializeCompactionPlan): an Avro data file."""
-        import fastavro
-
         record = {"operations": [op.to_avro() for op in self.operations], "extraMetadata": self.extra_metadata,
                   "version": self.version, "strategy": None, "preserveHoodieMetadata": None}
-        out = io.BytesIO()
-        fastavro.writer(out, fastavro.parse_schema(COMPACTION_PLAN_SCHEMA), [record])
-        return out.getvalue()
+        return avro_metadata.to_bytes(COMPACTION_PLAN_SCHEMA, record)
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str = "compaction plan") -> "CompactionPlan":
-        import fastavro
-
-        try:
-            records = list(fastavro.reader(io.BytesIO(data)))
-        except Exception as exc:  # noqa: BLE001 - fastavro raises many types for bad input
-            raise CorruptFileError(f"{where} is not a Hudi compaction plan (Avro data file): {exc}. Delete the "
-                                   "pending compaction instant (unschedule it) and schedule again.") from None
-        if len(records) != 1:
-            raise CorruptFileError(f"{where} holds {len(records)} plan records, expected 1; unschedule it and "
-                                   "schedule again")
-        record = records[0]
+        record = avro_metadata.from_bytes(data, where, "delete the pending compaction instant (unschedule it) "
+                                          "and schedule again")
         return cls([CompactionOperation.from_avro(op) for op in record.get("operations") or []],
                    record.get("extraMetadata"), record.get("version") or 1)
 

@@ -12,7 +12,6 @@ from sqlglot import exp
 
 from pyhudi import config as C
 from pyhudi.errors import SqlError
-from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.sqlext import catalog
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
