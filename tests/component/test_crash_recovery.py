@@ -25,7 +25,8 @@ from support import hudi_rs_read, rows
 WORKER = Path(__file__).with_name("crash_worker.py")
 LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
 
-# (crash point, actions of the run; the crash hits in the last action)
+# (crash point, actions of the run; the crash hits in the last action). A crash inside a rollback leaves it pending
+# and the next run's first write finishes it, so a rollback point is never followed by another rollback point.
 STEPS = {
     "write.after_requested": [["write", {"0": "a1"}]],
     "write.after_inflight": [["write", {"1": "a2"}]],
@@ -33,10 +34,10 @@ STEPS = {
     "write.before_complete": [["write", {"3": "a4"}]],
     "write.after_complete": [["write", {"4": "a5", "11": "a5"}]],
     "compaction.after_inflight": [["write", {"5": "a6"}], ["compact"]],
-    "compaction.before_commit": [["write", {"6": "a7"}], ["compact"]],
-    "savepoint.after_inflight": [["write", {"7": "a8"}], ["savepoint"]],
     "rollback.after_plan": [["write", {"8": "a9"}], ["rollback_latest"]],
+    "compaction.before_commit": [["write", {"6": "a7"}], ["compact"]],
     "rollback.after_instant_deleted": [["write", {"9": "a10"}], ["rollback_latest"]],
+    "savepoint.after_inflight": [["write", {"7": "a8"}], ["savepoint"]],
     "rollback.before_complete": [["write", {"12": "a11"}], ["savepoint"], ["write", {"13": "a11b"}],
                                  ["rollback_latest"]],
     "restore.after_first_rollback": [["write", {"0": "a12"}], ["savepoint"], ["write", {"1": "a12b"}],
@@ -95,6 +96,8 @@ def _run_worker(path, options, actions, crash, timeout=600):
 def _check(spark, path, expected: dict, where: str):
     ours = {r["id"]: r["name"] for r in pyhudi.read(spark, path).select("id", "name").collect()}
     assert ours == expected, where
+    if HudiTable.load(str(path)).timeline().pending(["compaction"]):
+        return   # hudi-rs 0.5 skips the log files of slices under a pending compaction; checked after recovery
     theirs = hudi_rs_read(path)
     assert rows(theirs, ["id", "name"]) == sorted(expected.items(), key=repr), where
 
