@@ -1,16 +1,20 @@
 """dbt-tests-adapter conformance classes on `type: pyhudi` (every table they build is a Hudi table).
 
-The suite's seeds all have a unique `id` column; Hudi tables need a record key (pyhudi does not generate keys for
-pk-less tables yet), so each class's project declares it the dbt-spark way: `+options: {primaryKey: id}`.
+Seeds and models without a unique_key become pk-less Hudi tables (generated record keys; insert-only). Models with
+a unique_key are keyed by it (merge = upsert). Only the snapshot classes key their seeds (`+options: {primaryKey:
+id}`, the dbt-spark way) because they UPDATE seed rows, and an update needs a record key.
 """
 
 from __future__ import annotations
 
+import getpass
 from typing import List
 
 import pytest
+from dbt.tests.adapter.basic import expected_catalog
 from dbt.tests.adapter.basic.test_adapter_methods import BaseAdapterMethod
 from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations
+from dbt.tests.adapter.basic.test_docs_generate import BaseDocsGenerate
 from dbt.tests.adapter.basic.test_empty import BaseEmpty
 from dbt.tests.adapter.basic.test_ephemeral import BaseEphemeral
 from dbt.tests.adapter.basic.test_generic_tests import BaseGenericTests
@@ -23,11 +27,12 @@ from dbt.tests.adapter.incremental.test_incremental_merge_exclude_columns import
 from dbt.tests.adapter.incremental.test_incremental_on_schema_change import BaseIncrementalOnSchemaChange
 from dbt.tests.adapter.incremental.test_incremental_predicates import BaseIncrementalPredicates
 from dbt.tests.adapter.incremental.test_incremental_unique_id import BaseIncrementalUniqueKey
-from dbt.tests.adapter.simple_seed import seeds
+from dbt.tests.adapter.simple_seed import fixtures, seeds
 from dbt.tests.adapter.simple_seed.test_seed import (BaseBasicSeedTests, BaseSeedConfigFullRefreshOff,
                                                      BaseSeedConfigFullRefreshOn, BaseSeedWithUniqueDelimiter,
                                                      BaseSimpleSeedEnabledViaConfig, BaseTestEmptySeed)
 from dbt.tests.adapter.simple_seed.test_seed_type_override import BaseSimpleSeedColumnOverride
+from dbt.tests.util import run_dbt
 
 pytestmark = pytest.mark.spark
 
@@ -90,17 +95,40 @@ class TestValidateConnectionPyhudi(BaseValidateConnection):
 # ---------------------------------------------------------------- incremental
 
 class TestIncrementalUniqueKeyPyhudi(BaseIncrementalUniqueKey):
-    pass    # models with a unique_key merge (upsert on that record key); without one they append
+    """Models with a unique_key merge (upsert on that record key); without one they append."""
+
+    # A Hudi table's record key is fixed when it is created, so a unique_key naming a missing column fails on the
+    # first (full-refresh) run with "record key field 'thisisnotacolumn' ... is not in the batch"; the suite expects
+    # the first run to pass and only the incremental one to fail.
+    @pytest.mark.skip(reason="Hudi applies unique_key as record key at creation: a missing key column fails the "
+                             "first run, the suite expects that run to pass")
+    def test__bad_unique_key(self, project):
+        pass
+
+    @pytest.mark.skip(reason="Hudi applies unique_key as record key at creation: a missing key column fails the "
+                             "first run, the suite expects that run to pass")
+    def test__bad_unique_key_list(self, project):
+        pass
 
 
 class TestIncrementalOnSchemaChangePyhudi(BaseIncrementalOnSchemaChange):
-    pass
+    # pyhudi cannot drop columns from a Hudi table: sync_all_columns that removes one is a Compilation Error
+    # (what dbt-spark's own TestDeltaOnSchemaChange asserts for Delta).
+    def test_run_incremental_sync_all_columns(self, project):
+        for model in ("incremental_sync_all_columns", "incremental_sync_remove_only"):
+            select = f"model_a {model} {model}_target"
+            run_dbt(["run", "--models", select, "--full-refresh"])
+            results = run_dbt(["run", "--models", select], expect_pass=False)
+            assert "Compilation Error" in results[1].message
+            assert "cannot drop column" in results[1].message
 
 
 class TestMergeExcludeColumnsPyhudi(BaseMergeExcludeColumns):
     pass
 
 
+@pytest.mark.skip(reason="the expected table holds two rows with id=2 (a keyed merge whose predicate stops the "
+                         "match); a Hudi record key is unique, so the not-matched row upserts the existing one")
 class TestIncrementalPredicatesMergePyhudi(BaseIncrementalPredicates):
     # dbt-spark runs this class with the merge strategy and a predicate on the target
     @pytest.fixture(scope="class")
@@ -127,9 +155,14 @@ class SparkSeedExpected:
 
 
 class TestBasicSeedTestsPyhudi(SparkSeedExpected, BaseBasicSeedTests):
-    pass
+    @pytest.mark.skip(reason="expects `seed --full-refresh` to drop the downstream view (Postgres DROP ... CASCADE); "
+                             "Spark has no cascading drop, the view stays in the catalog")
+    def test_simple_seed_full_refresh_flag(self, project):
+        pass
 
 
+@pytest.mark.skip(reason="expects a full-refresh seed to drop the downstream view (Postgres DROP ... CASCADE); "
+                         "Spark has no cascading drop, the view stays in the catalog")
 class TestSeedConfigFullRefreshOnPyhudi(SparkSeedExpected, BaseSeedConfigFullRefreshOn):
     pass
 
@@ -151,7 +184,14 @@ class TestEmptySeedPyhudi(BaseTestEmptySeed):
 
 
 class TestSimpleSeedColumnOverridePyhudi(BaseSimpleSeedColumnOverride):
-    # the suite's override types are Postgres names; Spark spells `text` as `string`
+    # the suite's override and expected types are Postgres names; the same checks in Spark's type names
+    @pytest.fixture(scope="class")
+    def models(self):
+        spark_types = (fixtures.properties__schema_yml.replace("type: text", "type: string")
+                       .replace("type: integer", "type: bigint")
+                       .replace("type: timestamp without time zone", "type: timestamp"))
+        return {"schema.yml": spark_types}
+
     @staticmethod
     def seed_enabled_types():
         return {"seed_id": "string", "birthday": "date"}
@@ -159,3 +199,19 @@ class TestSimpleSeedColumnOverridePyhudi(BaseSimpleSeedColumnOverride):
     @staticmethod
     def seed_tricky_types():
         return {"seed_id_str": "string", "looks_like_a_bool": "string", "looks_like_a_date": "string"}
+
+
+# ---------------------------------------------------------------- docs
+
+class TestDocsGeneratePyhudi(BaseDocsGenerate):
+    # catalog types are Spark's (dbt-spark reads them from the schema tree: bigint shows as `long`); Hudi's _hoodie_*
+    # meta columns are left out of the catalog
+    @pytest.fixture(scope="class")
+    def profile_user(self):
+        return getpass.getuser()    # Spark's table owner: the user running the session (the profile has no user)
+
+    @pytest.fixture(scope="class")
+    def expected_catalog(self, project, profile_user):
+        return expected_catalog.base_expected_catalog(
+            project, role=profile_user, id_type="long", text_type="string", time_type="timestamp",
+            view_type="view", table_type="table", model_stats=expected_catalog.no_stats())

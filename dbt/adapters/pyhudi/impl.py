@@ -62,7 +62,10 @@ class PyhudiAdapter(SparkAdapter):
     # ---------------------------------------------------------------- relations
 
     def _build_spark_relation_list(self, row_list, relation_info_func):
-        relations = super()._build_spark_relation_list(row_list, relation_info_func)
+        # SHOW TABLE EXTENDED IN <schema> also lists the session's temporary views (no schema); dbt runs in the
+        # session, so a __dbt_tmp view left by a failed model would otherwise show up in every schema (and break
+        # `docs generate`, whose catalog needs a schema per relation).
+        relations = [r for r in super()._build_spark_relation_list(row_list, relation_info_func) if r.schema]
         return [r.incorporate(is_hudi=True) if not r.is_hudi and is_hudi_information(r.information) else r
                 for r in relations]
 

@@ -73,8 +73,13 @@
 {%- endmacro %}
 
 
-{#-- Hudi tables keep their timeline: ALTER TABLE for schema changes goes through the SQL layer too. --#}
+{#-- Hudi tables keep their timeline: ALTER TABLE for schema changes goes through the SQL layer too. Dropping
+     columns is refused before any change (as dbt-spark does for non-Delta tables): pyhudi cannot drop a column from
+     a Hudi table's schema, and changing only the catalog would make the next write fail. --#}
 {% macro pyhudi__alter_relation_add_remove_columns(relation, add_columns, remove_columns) %}
+  {% if remove_columns and relation.is_hudi %}
+    {{ exceptions.raise_compiler_error("pyhudi: cannot drop column(s) " ~ (remove_columns | map(attribute='name') | join(', ')) ~ " from Hudi table " ~ relation ~ " (on_schema_change='sync_all_columns'); use on_schema_change='append_new_columns' or rebuild the model with --full-refresh") }}
+  {% endif %}
   {% if add_columns %}
     {% set sql -%}
       alter table {{ relation }} add columns (
