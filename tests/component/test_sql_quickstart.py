@@ -101,6 +101,8 @@ def test_ctas_alter_and_external_drop(spark, tmp_path):
         AS SELECT id, CAST(id * 10 AS BIGINT) AS ts, concat('n', id) AS name FROM range(3)""")
     assert _data(spark, "SELECT id, name FROM ctas_src") == [(0, "n0"), (1, "n1"), (2, "n2")]
     pyhudi.sql(spark, "ALTER TABLE ctas_src ADD COLUMNS (note STRING)")
+    with pytest.raises(SqlError, match="not supported on Hudi tables"):
+        pyhudi.sql(spark, "ALTER TABLE ctas_src DROP COLUMNS (name)")
     assert _data(spark, "SELECT id, note FROM ctas_src WHERE id = 0") == [(0, None)]
     pyhudi.sql(spark, "INSERT INTO ctas_src VALUES (3, 30, 'n3', 'new')")
     assert _data(spark, "SELECT id, note FROM ctas_src WHERE id >= 2") == [(2, None), (3, "new")]

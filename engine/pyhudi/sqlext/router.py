@@ -114,6 +114,14 @@ def _alter(spark: SparkSession, statement: Statement, tree: exp.Alter, entry) ->
     if len(actions) == 1 and isinstance(actions[0], exp.Schema):   # ADD COLUMNS
         ddl.add_columns(spark, entry, [d for d in actions[0].expressions if isinstance(d, exp.ColumnDef)])
         return _empty(spark)
+    changes_schema = [a for a in actions if isinstance(a, (exp.RenameColumn, exp.AlterColumn))
+                      or type(a).__name__ == "ReplaceColumns"
+                      or (isinstance(a, exp.Drop) and str(a.args.get("kind") or "").upper().startswith("COLUMN"))]
+    if changes_schema:   # Spark would change only the catalog entry, not the table's own (Avro) schema
+        raise SqlError(f"ALTER TABLE {entry.name}: {changes_schema[0].sql('spark')} is not supported on Hudi tables "
+                       "yet (pyhudi evolves schemas by adding nullable columns: ALTER TABLE ... ADD COLUMNS); "
+                       "to drop, rename or retype columns, recreate the table with CREATE OR REPLACE TABLE ... AS "
+                       "SELECT")
     result = spark.sql(statement.text)
     if len(actions) == 1 and isinstance(actions[0], exp.AlterRename):
         new = actions[0].this
