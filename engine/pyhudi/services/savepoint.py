@@ -77,13 +77,19 @@ def create_savepoint(spark, path, instant_time: str | None = None, user: str = "
     return instant_time
 
 
-def delete_savepoint(spark, path, instant_time: str) -> bool:
+def _existing_savepoint(path, instant_time: str, refusal: str) -> tuple[HudiTable, str]:
+    """The table and the normalized savepoint time; TimelineError listing the savepoints when there is none."""
     table = HudiTable.load(str(path))
     instant_time = normalize_instant_argument(instant_time)
-    timeline = table.timeline()
-    if instant_time not in savepoint_times(timeline):
-        raise TimelineError(f"table {table.storage.base_uri} has no savepoint {instant_time}; savepoints: "
-                            f"{', '.join(savepoint_times(timeline)) or 'none'}")
+    existing = savepoint_times(table.timeline())
+    if instant_time not in existing:
+        raise TimelineError(refusal.format(base=table.storage.base_uri, t=instant_time)
+                            + f"; savepoints: {', '.join(existing) or 'none'}")
+    return table, instant_time
+
+
+def delete_savepoint(spark, path, instant_time: str) -> bool:
+    table, instant_time = _existing_savepoint(path, instant_time, "table {base} has no savepoint {t}")
     completed = Instant(instant_time, SAVEPOINT)
     table.storage.delete_file(f"{METAFOLDER}/{completed.file_name}")
     table.storage.delete_file(f"{METAFOLDER}/{completed.with_state(State.INFLIGHT).file_name}")
@@ -97,12 +103,8 @@ def show_savepoints(spark, path) -> list[str]:
 def restore_to_savepoint(spark, path, instant_time: str) -> bool:
     from pyhudi.services.rollback import restore
 
-    table = HudiTable.load(str(path))
-    instant_time = normalize_instant_argument(instant_time)
-    timeline = table.timeline()
-    if instant_time not in savepoint_times(timeline):
-        raise TimelineError(f"cannot restore table {table.storage.base_uri} to {instant_time}: there is no "
-                            f"savepoint at that instant; savepoints: {', '.join(savepoint_times(timeline)) or 'none'}")
+    table, instant_time = _existing_savepoint(
+        path, instant_time, "cannot restore table {base} to {t}: there is no savepoint at that instant")
     restore(table, instant_time, savepoint=True)
     return True
 
