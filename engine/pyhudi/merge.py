@@ -40,6 +40,21 @@ def delete_mask(incoming: pa.Table, is_delete_column: str | None) -> pa.Array:
     return mask
 
 
+def keep_latest_per_key(incoming: pa.Table, ordering_field: str | None, arrival_column: str) -> pa.Table:
+    """One record per key, as Hudi's precombine: the greatest ordering value wins (nulls lose), then the
+    record that arrived last."""
+    if incoming.num_rows < 2 or pc.count_distinct(incoming[RECORD_KEY]).as_py() == incoming.num_rows:
+        return incoming
+    order = [(RECORD_KEY, "ascending")]
+    if ordering_field and ordering_field in incoming.column_names:
+        order.append((ordering_field, "descending"))
+    order.append((arrival_column, "descending"))
+    ranked = incoming.take(pc.sort_indices(incoming, sort_keys=order, null_placement="at_end"))
+    keys = ranked[RECORD_KEY].combine_chunks()
+    first = pc.not_equal(keys.slice(1), keys.slice(0, len(keys) - 1))
+    return ranked.filter(pa.concat_arrays([pa.array([True]), first.fill_null(True)]))
+
+
 def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Array,
                      payload_class: str = OVERWRITE_WITH_LATEST, ordering_field: str | None = None) -> MergeResult:
     """Combine stored records with an incoming batch that holds at most one record per key."""

@@ -2,7 +2,7 @@
 
     .venv/bin/python integration/bench/run.py [--rows 2000000] [--runs 3] [--keys time|uuid|both]
         [--systems delta,iceberg,spark,cow-bloom,cow-simple,mor-bloom,mor-bucket] [--scale-rows 20000000]
-        [--profile] [--quick] [--out DIR]
+        [--codec snappy|gzip] [--profile] [--quick] [--out DIR]
 
 Data is generated once (fixed seed) as parquet that every system reads. Each system runs in its own Python
 process (so peak memory is its own): it builds its base table (untimed), then per run restores the base table,
@@ -115,6 +115,8 @@ def _top_functions(profiler, limit: int = 25) -> list[str]:
 
 
 def worker(args) -> None:
+    import systems
+    systems.HUDI_CODEC = args.codec
     system = SYSTEMS[ALIASES.get(args.worker, args.worker)]
     spark = start_spark(args.work) if system.spark else None
     try:
@@ -127,10 +129,11 @@ def worker(args) -> None:
 
 
 # --- the whole benchmark --------------------------------------------------------------------------------------
-def run_in_subprocess(alias: str, data: str, work: str, runs: int, profile: bool, timeout: int) -> dict:
+def run_in_subprocess(alias: str, data: str, work: str, runs: int, profile: bool, timeout: int,
+                      codec: str = "snappy") -> dict:
     result_file = os.path.join(work, f"{alias}.json")
     command = [sys.executable, os.path.abspath(__file__), "--worker", alias, "--data", data, "--work", work,
-               "--runs", str(runs), "--result", result_file] + (["--profile"] if profile else [])
+               "--runs", str(runs), "--result", result_file, "--codec", codec] + (["--profile"] if profile else [])
     print(f"  {alias} ...", end="", flush=True)
     t0 = time.perf_counter()
     try:
@@ -245,6 +248,9 @@ def main(argv=None) -> int:
                         help=f"comma list of {', '.join(DEFAULT_SYSTEMS)}")
     parser.add_argument("--scale-rows", type=int, default=0,
                         help="also run the MOR systems on a table this big with the same batch (e.g. 20000000)")
+    parser.add_argument("--codec", choices=["snappy", "gzip"], default="snappy",
+                        help="pyhudi's hoodie.parquet.compression.codec: snappy (default) is what delta-rs and Spark "
+                             "write; gzip is Hudi's own default")
     parser.add_argument("--profile", action="store_true",
                         help="one extra run per Spark system with its Spark jobs and driver hot spots")
     parser.add_argument("--quick", action="store_true", help="5000 rows, 1 run, time-ordered keys (smoke test)")
@@ -267,13 +273,14 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     work = tempfile.mkdtemp(prefix=f"run-{stamp}-", dir=args.out)
-    report = {"started": stamp, "rows": args.rows, "runs": args.runs, "cores": os.cpu_count(), "results": {}}
+    report = {"started": stamp, "rows": args.rows, "runs": args.runs, "cores": os.cpu_count(), "codec": args.codec,
+              "results": {}}
     sections = []
     for keys in (["time", "uuid"] if args.keys == "both" else [args.keys]):
         folder = bench_data.generate(args.out, args.rows, args.rows, keys)
         info = bench_data.info(folder)
         print(f"{keys} keys: {info['rows']:,} rows, batch {info['updates']:,} updates + {info['inserts']:,} inserts")
-        results = [run_in_subprocess(a, folder, work, args.runs, args.profile, args.timeout) for a in aliases]
+        results = [run_in_subprocess(a, folder, work, args.runs, args.profile, args.timeout, args.codec) for a in aliases]
         for r in results:
             r["rows"] = args.rows
         scale = []
@@ -282,7 +289,7 @@ def main(argv=None) -> int:
             print(f"{keys} keys: {args.scale_rows:,} rows, same batch")
             for alias in aliases:
                 if SYSTEMS[ALIASES[alias]].scale:
-                    r = run_in_subprocess(alias, big, work, args.runs, False, args.timeout)
+                    r = run_in_subprocess(alias, big, work, args.runs, False, args.timeout, args.codec)
                     r["rows"] = args.scale_rows
                     scale.append(r)
         report["results"][keys] = {"data": info, "systems": results, "scale": scale}

@@ -10,6 +10,9 @@ import os
 import pyarrow.parquet as pq
 
 KEY, PARTITION, ORDERING = "key", "date", "ts"
+# pyhudi's parquet codec (run.py --codec): snappy by default, the codec delta-rs and Spark write, so every system
+# compresses alike; Hudi's own default is gzip.
+HUDI_CODEC = "snappy"
 
 
 class System:
@@ -142,8 +145,11 @@ class Hudi(System):
     def setup(self, spark, data, path):
         import pyhudi
         base = spark.read.parquet(*_base_files(data))
-        pyhudi.write(base, path, {**self.options, "hoodie.datasource.write.operation": "bulk_insert"},
+        pyhudi.write(base, path, {**self.write_options(), "hoodie.datasource.write.operation": "bulk_insert"},
                      mode="overwrite")
+
+    def write_options(self) -> dict:
+        return {**self.options, "hoodie.parquet.compression.codec": HUDI_CODEC}
 
     def reset(self):
         try:
@@ -155,7 +161,7 @@ class Hudi(System):
     def upsert(self, spark, data, path):
         import pyhudi
         batch = spark.read.parquet(os.path.join(data, "batch.parquet"))
-        instant = pyhudi.write(batch, path, self.options)
+        instant = pyhudi.write(batch, path, self.write_options())
         summary = commit_summary(path, str(instant))
         stored = summary.pop("index_metadata", None)
         index_stats = getattr(instant, "index_stats", None) or stored

@@ -3,10 +3,10 @@
   driver     footers of the latest base files (cached per file) -> a BloomPlan: per partition (one scope for a
              global index) a key-range interval tree, plus every file's bloom filter; broadcast once
   executors  each incoming key is matched against the ranges, then the bloom filters of the files in range;
-             positives become (key, partition, file id) candidate rows, plus per-file counters
-  driver     one small collect of the counters (which files are candidates: metadata)
-  executors  the candidate files' `_hoodie_record_key` column is read and joined with the candidate rows:
-             only keys really in a file get its location (bloom false positives drop out here)
+             positives become (key, partition, file position) candidate rows; per-file counters go to an
+             accumulator (no Spark action of its own: they arrive with the write's next action)
+  executors  candidates are grouped by file: one task reads a candidate file's `_hoodie_record_key` column and
+             keeps the keys really in it (bloom false positives drop out here)
 """
 
 from __future__ import annotations
@@ -15,17 +15,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
+from pyhudi.file_group.base_file import read_base_file
 from pyhudi.index.footers import file_keys
-from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of, stored_keys
+from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.index.stats import IndexStats
+from pyhudi.spark_session import file_task_partitions
 
 _FILE_POS = "_pyhudi_file_pos"
-_IN_RANGE = "_pyhudi_in_range"
-_POSITIVES = "_pyhudi_positives"
 
 
 @dataclass
@@ -34,6 +35,7 @@ class BloomPlan:
     the range index over that scope's files plus their positions in `files`."""
 
     files: list[tuple[str, str]]              # (partition, file id)
+    paths: list[str]                          # relative path of each file
     filters: list                             # BloomFilter or None (no filter: always a candidate)
     scopes: dict                              # scope -> (KeyRangeIndex, np.ndarray of file positions)
     is_global: bool
@@ -52,16 +54,29 @@ def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: boo
     for scope, positions in by_scope.items():
         ranges = [(keys[p].min_key, keys[p].max_key) for p in positions]
         scopes[scope] = (KeyRangeIndex(ranges, prune=prune_by_ranges), np.array(positions, np.int64))
-    return BloomPlan(files, [k.bloom for k in keys], scopes, is_global), CACHE.reads - before
+    return BloomPlan(files, [b.path for b in base_files], [k.bloom for k in keys], scopes, is_global), \
+        CACHE.reads - before
 
 
-_CANDIDATE_SCHEMA = pa.schema([(RECORD_KEY, pa.string()), (PARTITION_PATH, pa.string()), ("file_id", pa.string()),
-                               (_FILE_POS, pa.int32()), (_IN_RANGE, pa.int64()), (_POSITIVES, pa.int64())])
+_CANDIDATE_DDL = f"{RECORD_KEY} string, {PARTITION_PATH} string, {_FILE_POS} int"
+_CANDIDATE_SCHEMA = pa.schema([(RECORD_KEY, pa.string()), (PARTITION_PATH, pa.string()), (_FILE_POS, pa.int32())])
+_CONFIRMED_SCHEMA = pa.schema([(RECORD_KEY, pa.string()), (PARTITION_PATH, pa.string()), ("file_id", pa.string())])
 
 
-def _candidate_rows(plan: BloomPlan, batches):
-    """Executor: bloom-positive (key, partition, file id) rows, then one counter row per file in range and one
-    (file position -1) counting the keys looked up."""
+class _TaskCounters(AccumulatorParam):
+    """Spark accumulator of the lookup counters, per task partition: {partition id: (keys, in range per file,
+    bloom positives per file)}. A recomputed partition replaces its own entry, so counts never double."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, value1, value2):
+        value1.update(value2)
+        return value1
+
+
+def _candidate_rows(plan: BloomPlan, batches, counters=None):
+    """Executor: bloom-positive (key, partition, file position) rows; the task's counters go to `counters`."""
     n_files = len(plan.files)
     in_range = np.zeros(n_files, np.int64)
     positives = np.zeros(n_files, np.int64)
@@ -96,7 +111,7 @@ def _candidate_rows(plan: BloomPlan, batches):
                     else np.ones(len(candidates), bool)
                 positives[f] += int(hit.sum())
                 out_keys.append(candidates[hit])
-                out_files.append(np.full(int(hit.sum()), f, np.int64))
+                out_files.append(np.full(int(hit.sum()), f, np.int32))
         if out_keys:
             found_keys = np.concatenate(out_keys)
             found_files = np.concatenate(out_files)
@@ -104,45 +119,67 @@ def _candidate_rows(plan: BloomPlan, batches):
                 yield pa.RecordBatch.from_arrays([
                     pa.array(found_keys, pa.string()),
                     pa.array([plan.files[f][0] for f in found_files], pa.string()),
-                    pa.array([plan.files[f][1] for f in found_files], pa.string()),
-                    pa.nulls(len(found_keys), pa.int32()), pa.nulls(len(found_keys), pa.int64()),
-                    pa.nulls(len(found_keys), pa.int64())], schema=_CANDIDATE_SCHEMA)
-    touched = np.flatnonzero(in_range)
-    n = len(touched) + 1
-    yield pa.RecordBatch.from_arrays([
-        pa.nulls(n, pa.string()), pa.nulls(n, pa.string()), pa.nulls(n, pa.string()),
-        pa.array(np.r_[touched, -1].astype(np.int32), pa.int32()),
-        pa.array(np.r_[in_range[touched], n_keys], pa.int64()),
-        pa.array(np.r_[positives[touched], 0], pa.int64())], schema=_CANDIDATE_SCHEMA)
+                    pa.array(found_files, pa.int32())], schema=_CANDIDATE_SCHEMA)
+    if counters is not None:
+        from pyspark import TaskContext
+        task = TaskContext.get()
+        counters.add({task.partitionId() if task else 0: (n_keys, in_range, positives)})
+
+
+def _confirmed_rows(plan: BloomPlan, storage, candidates: pa.Table) -> pa.Table:
+    """Executor, one candidate file: read its `_hoodie_record_key` column and keep the candidate keys in it
+    (bloom false positives drop out)."""
+    position = candidates[_FILE_POS][0].as_py()
+    stored = read_base_file(storage, plan.paths[position], columns=[RECORD_KEY])[RECORD_KEY]
+    present = candidates.filter(pc.is_in(candidates[RECORD_KEY], value_set=stored.combine_chunks()))
+    partition, file_id = plan.files[position]
+    return pa.Table.from_arrays([present[RECORD_KEY], pa.repeat(pa.scalar(partition, pa.string()), present.num_rows),
+                                 pa.repeat(pa.scalar(file_id, pa.string()), present.num_rows)],
+                                schema=_CONFIRMED_SCHEMA)
+
+
+class BloomLookup:
+    """The lookup's outcome: `locations` (key, partition, file id) of incoming keys found in the base files, to
+    be evaluated by the write's next Spark action; `fill_stats` reads the counters that action gathered."""
+
+    def __init__(self, locations: DataFrame | None, counters, n_files: int, release: list):
+        self.locations = locations
+        self.release = release
+        self._counters = counters
+        self._n_files = n_files
+
+    def fill_stats(self, stats: IndexStats) -> None:
+        per_task = self._counters.value if self._counters is not None else {}
+        in_range = np.zeros(self._n_files, np.int64)
+        positives = np.zeros(self._n_files, np.int64)
+        for n_keys, task_in_range, task_positives in per_task.values():
+            stats.keys_looked_up += int(n_keys)
+            in_range += task_in_range
+            positives += task_positives
+        stats.files_pruned_by_range = self._n_files - int(np.count_nonzero(in_range))
+        stats.candidate_files = int(np.count_nonzero(positives))
+        stats.files_pruned_by_bloom = int(np.count_nonzero(in_range)) - stats.candidate_files
 
 
 def locations(spark, storage, records: DataFrame, base_files, is_global: bool, prune_by_ranges: bool,
-              file_id_col: str, stats: IndexStats) -> tuple[DataFrame | None, list[DataFrame]]:
-    """(key, partition, file id) of incoming keys found in `base_files`, and the DataFrames to unpersist after
-    the write. Fills the lookup counters of `stats`."""
+              file_id_col: str, stats: IndexStats) -> BloomLookup:
+    """Plan the lookup of `records` (key, partition) in `base_files`; nothing runs until the write's next action.
+    Fills the footer counters of `stats` now, the rest through BloomLookup.fill_stats after that action."""
     plan, footers_read = build_plan(spark, storage, base_files, is_global, prune_by_ranges)
     stats.files_considered = len(base_files)
     stats.footers_read = footers_read
     plan_bc = spark.sparkContext.broadcast(plan)
+    counters = spark.sparkContext.accumulator({}, _TaskCounters())
 
-    def run(batches):
-        return _candidate_rows(plan_bc.value, batches)
+    def candidates(batches):
+        return _candidate_rows(plan_bc.value, batches, counters)
 
-    ddl = (f"{RECORD_KEY} string, {PARTITION_PATH} string, file_id string, {_FILE_POS} int, {_IN_RANGE} long, "
-           f"{_POSITIVES} long")
-    candidates = records.select(RECORD_KEY, PARTITION_PATH).mapInArrow(run, ddl).persist()
-    counters = (candidates.filter(F.col(_FILE_POS).isNotNull()).groupBy(_FILE_POS)
-                .agg(F.sum(_IN_RANGE).alias("in_range"), F.sum(_POSITIVES).alias("positives")).collect())
-    by_file = {row[0]: (row[1], row[2]) for row in counters}
-    stats.keys_looked_up = int(by_file.pop(-1, (0, 0))[0])
-    in_range = {f for f, (n, _) in by_file.items() if n}
-    positive = sorted(f for f, (_, p) in by_file.items() if p)
-    stats.files_pruned_by_range = len(base_files) - len(in_range)
-    stats.files_pruned_by_bloom = len(in_range) - len(positive)
-    stats.candidate_files = len(positive)
-    if not positive:
-        return None, [candidates, plan_bc]
-    stored = stored_keys(spark, storage, [base_files[f].path for f in positive], file_id_col)
-    pairs = (candidates.filter(F.col(RECORD_KEY).isNotNull())
-             .select(RECORD_KEY, PARTITION_PATH, F.col("file_id").alias(file_id_col)))
-    return pairs.join(stored, on=[RECORD_KEY, PARTITION_PATH, file_id_col], how="inner"), [candidates, plan_bc]
+    def confirm(table):
+        return _confirmed_rows(plan_bc.value, storage, table)
+
+    positives = records.select(RECORD_KEY, PARTITION_PATH).mapInArrow(candidates, _CANDIDATE_DDL)
+    # Candidates grouped by file: a group reads one file's key column.
+    confirmed = (positives.repartition(file_task_partitions(spark, len(base_files)), _FILE_POS)
+                 .groupBy(_FILE_POS).applyInArrow(confirm, f"{RECORD_KEY} string, {PARTITION_PATH} string, file_id string")
+                 .withColumnRenamed("file_id", file_id_col))
+    return BloomLookup(confirmed, counters, len(base_files), [plan_bc])

@@ -92,10 +92,10 @@ def existing_buckets(view, partitions=None, table: str = "", num_buckets: int | 
     return out
 
 
-def tag(records: DataFrame, record_key: str, partition_col: str, file_id_col: str, delete_col: str,
+def tag(records: DataFrame, record_key: str, partition_col: str, file_id_col: str,
         hash_fields: list[str], num_buckets: int, existing: dict, instant_time: str) -> DataFrame:
     """Set `file_id_col` on every record: its bucket's existing file group, or a new bucket file id (same for all
-    records of that bucket in this write). Deletes for buckets without a file group get no file id."""
+    records of that bucket in this write)."""
     fields = list(hash_fields)
 
     @F.pandas_udf("int")
@@ -115,7 +115,8 @@ def tag(records: DataFrame, record_key: str, partition_col: str, file_id_col: st
     new_id = F.concat(F.lpad(F.col(BUCKET_COLUMN).cast("string"), 8, "0"), F.lit("-"), F.substring(digest, 9, 4),
                       F.lit("-"), F.substring(digest, 13, 4), F.lit("-"), F.substring(digest, 17, 4), F.lit("-"),
                       F.substring(digest, 21, 12), F.lit("-0"))
-    file_id = (F.when(F.col("_pyhudi_bucket_file").isNotNull(), F.col("_pyhudi_bucket_file"))
-               .when(~F.col(delete_col), new_id))
+    # Deletes too get their bucket's new file id: the writer task of that bucket sees every version of the key
+    # and writes nothing for a key that ends deleted.
+    file_id = F.coalesce(F.col("_pyhudi_bucket_file"), new_id)
     return (joined.withColumn(file_id_col, file_id)
             .drop(BUCKET_COLUMN, "_pyhudi_bucket_partition", "_pyhudi_bucket_id", "_pyhudi_bucket_file"))

@@ -30,6 +30,7 @@ from pyhudi.index import table_properties as index_table_properties
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
 from pyhudi.keygen import auto_record_keys, build_key_generator
 from pyhudi.merge import IS_DELETED_FIELD, SUPPORTED_PAYLOADS
+from pyhudi.spark_session import file_task_partitions
 from pyhudi.schema import (arrow_to_avro, avro_json, avro_to_arrow, check_compatible, create_table_avro,
                            storage_schema, with_meta_fields_avro)
 from pyhudi.storage import Storage
@@ -37,7 +38,8 @@ from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
 from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, TEMP_FOLDER, Instant, State, Timeline,
                              commit_metadata_bytes, transition_to_inflight)
 from pyhudi.testing import crash_point
-from pyhudi.writer.file_writer import (DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH, RECORD_KEY,
+from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
+                                      RECORD_KEY,
                                       STATS_DDL, GroupState, WriteContext, write_file_group, write_sorted_files)
 from pyhudi.writer.replace import (PARTITIONS_TO_DELETE, REPLACE_OPERATIONS, partitions_to_delete,
                                    replaced_file_ids)
@@ -184,18 +186,24 @@ class _Write:
         self.index = index_spec(config, keygen.record_key_fields, self.table_name)
         self.index_stats: IndexStats | None = None
         self.incoming_partitions: list[str] | None = None
+        self._new_file_groups = 0   # file groups _assign_inserts plans for inserts
+        self._bloom_lookup = None   # a BLOOM lookup whose counters arrive with the insert-count action
         self._release: list = []   # cached DataFrames / broadcasts of the index lookup, freed after the write
 
     def run(self) -> WriteResult:
-        keyed = self._keyed(self._prepared()).persist()
+        keyed = self._keyed(self._prepared())
         replace = self.operation in REPLACE_OPERATIONS
         if replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
             self.config = C.HoodieConfig({**self.config.raw, C.SMALL_FILE_LIMIT.key: "0"}, warn_unknown=False)
+        single_action = self.index.is_bucket and not self._needs_partitions_first()
+        if not single_action:   # several Spark actions read the batch: compute it once
+            keyed = keyed.persist()
         transaction = WriteTransaction(self.table, self.resolved)
         try:
-            counts = _collect_or_raise(keyed.groupBy(PARTITION_PATH).count())  # also surfaces key errors
-            partitions = [row[0] for row in counts]
-            self.incoming_partitions = partitions
+            partitions = None
+            if self._needs_partitions_first():   # a Spark action of its own; it also surfaces key errors early
+                partitions = [row[0] for row in _collect_or_raise(keyed.select(PARTITION_PATH).distinct())]
+                self.incoming_partitions = partitions
             if self.operation == "delete_partition":
                 partitions = partitions_to_delete(self.table, self.resolved, partitions)
             action = REPLACE_COMMIT if replace else DELTA_COMMIT if self.is_mor else COMMIT
@@ -205,10 +213,12 @@ class _Write:
                 inflight = transition_to_inflight(self.storage, requested, commit_metadata_bytes(
                     _commit_metadata([], {}, _OPERATION_TYPES[self.operation], {} if replace else None)))
                 crash_point("write.after_inflight")
-                for partition in ([] if self.operation == "delete_partition" else partitions):
-                    write_partition_metadata(self.storage, partition, instant_time)
                 stats = [] if self.operation == "delete_partition" else \
                     self._write_files(keyed, timeline, instant_time)
+                # Written partitions become visible to readers only with the commit, so their metadata files can
+                # follow the data files (Hudi's write handles write them first; either order is safe to roll back).
+                for partition in sorted({s["partitionPath"] for s in stats}):
+                    write_partition_metadata(self.storage, partition, instant_time)
                 replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, partitions) \
                     if replace else None
                 metadata = _commit_metadata(stats, {"schema": avro_json(self.avro_schema), **self._index_extra()},
@@ -228,7 +238,16 @@ class _Write:
             run_table_services_after_commit(self.spark, self.table.storage.base_uri, self.resolved)
             return WriteResult(instant_time, self.operation, stats, self.index_stats.as_dict() if self.index_stats else {})
         finally:
-            keyed.unpersist()
+            if not single_action:
+                keyed.unpersist()
+
+    def _needs_partitions_first(self) -> bool:
+        """Whether the incoming partitions must be known before the lookup: a partition-scoped index reading
+        base files (BLOOM, SIMPLE) for upserts and deletes, and the replace operations."""
+        if self.operation in REPLACE_OPERATIONS:
+            return True
+        lookup = self.operation in ("upsert", "delete") and self.keygen.record_key_fields
+        return bool(lookup) and not self.index.is_bucket and not self.index.is_global
 
     # --- record preparation -------------------------------------------------------------------------------
     @property
@@ -279,7 +298,13 @@ class _Write:
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
             return self._bulk_insert(keyed, ctx)
 
-        deduped = self._dedup(keyed)
+        if self.index.is_bucket and self._combines():
+            # A key's bucket is fixed, so all its versions reach one writer task: it keeps the latest there
+            # (ordering field, then arrival order) and the batch is shuffled once, not twice.
+            deduped = keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id())
+            ctx = dataclasses.replace(ctx, combine_in_writer=True)
+        else:
+            deduped = self._dedup(keyed)
         if self.operation == "delete":   # Hudi's delete carries no ordering value (natural order): it always wins
             deduped = deduped.withColumn(DELETE_COLUMN, F.lit(True))
             if self.precombine in deduped.columns:
@@ -293,10 +318,13 @@ class _Write:
         tagged = self._tag(deduped, view, instant_time)
         # Deletes of keys that do not exist change nothing.
         tagged = tagged.filter(~(F.col(DELETE_COLUMN) & F.col(FILE_ID_COLUMN).isNull()))
-        tagged = self._assign_inserts(tagged, view, timeline).persist()
+        tagged = self._assign_inserts(tagged, view, timeline)
         try:
             ctx = dataclasses.replace(ctx, existing=existing)
-            stats_df = tagged.groupBy(PARTITION_PATH, FILE_ID_COLUMN).applyInArrow(
+            # One Spark partition per file group or so, as Hudi's UpsertPartitioner: the work of a task is the
+            # file group it rewrites, not the few incoming rows that adaptive execution would pack into one task.
+            spread = tagged.repartition(self._write_parallelism(existing), PARTITION_PATH, FILE_ID_COLUMN)
+            stats_df = spread.groupBy(PARTITION_PATH, FILE_ID_COLUMN).applyInArrow(
                 lambda table: write_file_group(ctx, table), STATS_DDL)
             stats = [_write_stat(row) for row in _collect_or_raise(stats_df)]
             self._finish_index_stats(stats)
@@ -307,12 +335,26 @@ class _Write:
                 item.unpersist()
             self._release.clear()
 
-    def _dedup(self, keyed: DataFrame) -> DataFrame:
+    def _write_parallelism(self, existing: dict) -> int:
+        """Spark partitions for the file groups this write touches: the existing ones in the incoming partitions
+        (all of them when those are not known) plus the new ones planned for inserts."""
+        partitions = set(self.incoming_partitions) if self.incoming_partitions is not None else None
+        groups = sum(1 for partition, _ in existing if partitions is None or partition in partitions)
+        groups += self._new_file_groups
+        if self.index.is_bucket:
+            groups = max(groups, self.index.num_buckets * (len(partitions) if partitions is not None else 1))
+        return file_task_partitions(self.spark, groups)
+
+    def _combines(self) -> bool:
+        """hoodie.combine.before.{insert,upsert,delete}: keep one record per key of the batch."""
         combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
                    "delete": C.COMBINE_BEFORE_DELETE, "insert_overwrite": C.COMBINE_BEFORE_INSERT,
                    "insert_overwrite_table": C.COMBINE_BEFORE_INSERT,
                    "bulk_insert": C.COMBINE_BEFORE_INSERT}[self.operation]
-        if not self.config.get(combine):
+        return self.config.get(combine)
+
+    def _dedup(self, keyed: DataFrame) -> DataFrame:
+        if not self._combines():
             return keyed
         order = [F.col(_SEQ_COLUMN).desc()]
         if self.precombine and self.operation != "delete":
@@ -334,7 +376,7 @@ class _Write:
         if spec.is_bucket:
             existing = bucket.existing_buckets(view, self.incoming_partitions, self.table_name, spec.num_buckets)
             stats.files_considered = len(existing)
-            return bucket.tag(records, RECORD_KEY, PARTITION_PATH, FILE_ID_COLUMN, DELETE_COLUMN,
+            return bucket.tag(records, RECORD_KEY, PARTITION_PATH, FILE_ID_COLUMN,
                               list(spec.hash_fields), spec.num_buckets, existing, instant_time)
         no_location = records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
         if self.operation in ("insert", "insert_overwrite", "insert_overwrite_table"):
@@ -344,11 +386,10 @@ class _Write:
         if not base_files:
             return no_location
         if spec.is_bloom:
-            locations, release = bloom.locations(self.spark, self.storage, records, base_files, spec.is_global,
+            self._bloom_lookup = bloom.locations(self.spark, self.storage, records, base_files, spec.is_global,
                                                  spec.prune_by_ranges, FILE_ID_COLUMN, stats)
-            self._release.extend(release)
-            if locations is None:
-                return no_location
+            self._release.extend(self._bloom_lookup.release)
+            locations = self._bloom_lookup.locations
         else:
             stats.files_considered = stats.candidate_files = len(base_files)
             locations = lookup.stored_keys(self.spark, self.storage, [b.path for b in base_files], FILE_ID_COLUMN)
@@ -383,11 +424,16 @@ class _Write:
         is_insert = F.col(INSERT_COLUMN)
         rows = _collect_or_raise(tagged.groupBy(PARTITION_PATH, INSERT_COLUMN).count())
         counts = {row[0]: row[2] for row in rows if row[1]}
-        if self.index_stats is not None and not self.index.is_bloom:
+        if self.incoming_partitions is None:
+            self.incoming_partitions = sorted({row[0] for row in rows})
+        if self._bloom_lookup is not None:
+            self._bloom_lookup.fill_stats(self.index_stats)
+        elif self.index_stats is not None:
             self.index_stats.keys_looked_up = sum(row[2] for row in rows)
         if not counts:
             return tagged
         buckets = plan_insert_buckets(counts, view, _average_record_size(timeline, self.config), self.config)
+        self._new_file_groups = len({row[3] for row in buckets})
         slots = self.spark.createDataFrame(buckets, "bucket_partition string, lo double, hi double, bucket_file string")
         slot = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % 1_000_000) / 1_000_000.0
         inserts = (tagged.filter(is_insert).withColumn(_SLOT_COLUMN, slot)

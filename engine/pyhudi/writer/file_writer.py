@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, WrittenFile, read_base_file,
                                          write_base_file)
 from pyhudi.file_group.naming import base_file_name, write_token
-from pyhudi.merge import delete_mask, merge_file_group
+from pyhudi.merge import delete_mask, keep_latest_per_key, merge_file_group
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point
 from pyhudi.timeline import TEMP_FOLDER
@@ -29,6 +29,7 @@ RECORD_KEY = "_hoodie_record_key"
 PARTITION_PATH = "_hoodie_partition_path"
 
 INSERT_COLUMN = "_pyhudi_is_insert"
+ARRIVAL_COLUMN = "_pyhudi_arrival"   # arrival order of a record in the batch, when the writer deduplicates
 
 STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
              "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string, "
@@ -68,6 +69,7 @@ class WriteContext:
     log_block_format: str = "parquet"
     ordering_avro_type: object = None
     table_avro_schema_json: str | None = None
+    combine_in_writer: bool = False            # keep the latest record per key here (see keep_latest_per_key)
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -126,6 +128,8 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     partition = incoming[PARTITION_PATH][0].as_py()
     file_id = incoming[FILE_ID_COLUMN][0].as_py()
     existing = ctx.existing.get((partition, file_id))
+    if ctx.combine_in_writer:
+        incoming = keep_latest_per_key(incoming, ctx.ordering_field, ARRIVAL_COLUMN)
     has_inserts = INSERT_COLUMN in incoming.column_names and pc.any(incoming[INSERT_COLUMN]).as_py()
     if ctx.is_mor and existing is not None and not has_inserts:
         return append_log_file(ctx, incoming, partition, file_id, existing)
@@ -135,6 +139,8 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
         stored = _align_stored(read_base_file(ctx.storage, existing.base_path), ctx.data_schema)
     deletes = delete_mask(incoming, DELETE_COLUMN)
     result = merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.ordering_field)
+    if existing is None and not result.written.num_rows:   # only deletes of keys never written
+        return _stats([])
 
     name = base_file_name(file_id, token, ctx.instant_time)
     relative = f"{partition}/{name}" if partition else name
