@@ -1,12 +1,14 @@
-"""BLOOM / GLOBAL_BLOOM index: footers prune the files a key can be in, then only candidate files are read.
+"""BLOOM / GLOBAL_BLOOM index: key ranges and bloom filters pick the files a key can be in; only those are read.
 
-  driver     footers of the latest base files (cached per file) -> a BloomPlan: per partition (one scope for a
-             global index) a key-range interval tree, plus every file's bloom filter; broadcast once
-  executors  each incoming key is matched against the ranges, then the bloom filters of the files in range;
-             positives become (key, partition, file position) candidate rows; per-file counters go to an
-             accumulator (no Spark action of its own: they arrive with the write's next action)
-  executors  candidates are grouped by file: one task reads a candidate file's `_hoodie_record_key` column and
-             keeps the keys really in it (bloom false positives drop out here)
+Hudi's bucketized bloom check, in three steps:
+  driver     key ranges (min/max record key) from the footers of the latest base files (cached per file) -> a
+             RangePlan: per partition (one scope for a global index) an interval tree over its files; broadcast
+             (small: no filters)
+  executors  each incoming key is matched against the ranges: (key, partition, file position) pairs
+  executors  pairs grouped by file: the task loads that file's bloom filter from its footer, and only when some
+             key passes it, reads the file's `_hoodie_record_key` column to keep the keys really there (bloom
+             false positives drop out)
+Counters go to an accumulator, so the lookup adds no Spark action: they arrive with the write's next action.
 """
 
 from __future__ import annotations
@@ -20,30 +22,32 @@ from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame
 
 from pyhudi.file_group.base_file import read_base_file
-from pyhudi.index.footers import file_keys
+from pyhudi.index.footers import CACHE, bloom_filter, file_keys
 from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.index.stats import IndexStats
 from pyhudi.spark_session import file_task_partitions
 
 _FILE_POS = "_pyhudi_file_pos"
+_PAIR_DDL = f"{RECORD_KEY} string, {PARTITION_PATH} string, {_FILE_POS} int"
+_PAIR_SCHEMA = pa.schema([(RECORD_KEY, pa.string()), (PARTITION_PATH, pa.string()), (_FILE_POS, pa.int32())])
+_FOUND_SCHEMA = pa.schema([(RECORD_KEY, pa.string()), (PARTITION_PATH, pa.string()), ("file_id", pa.string())])
 
 
 @dataclass
-class BloomPlan:
-    """Shipped to executors: the files, their filters, and per scope (partition, or None for a global index)
-    the range index over that scope's files plus their positions in `files`."""
+class RangePlan:
+    """Shipped to executors: the files and, per scope (partition, or None for a global index), the range index
+    over that scope's files plus their positions in `files`."""
 
     files: list[tuple[str, str]]              # (partition, file id)
     paths: list[str]                          # relative path of each file
-    filters: list                             # BloomFilter or None (no filter: always a candidate)
     scopes: dict                              # scope -> (KeyRangeIndex, np.ndarray of file positions)
     is_global: bool
+    cache_epoch: int = 0                      # the driver footer cache's epoch (see footers.bloom_filter)
 
 
-def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: bool) -> tuple[BloomPlan, int]:
+def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: bool) -> tuple[RangePlan, int]:
     """The plan for the given latest base files; returns it with the number of footers read from storage."""
-    from pyhudi.index.footers import CACHE
     before = CACHE.reads
     keys = file_keys(spark, storage, [b.path for b in base_files])
     files = [(partition_of(b.path), b.file_id) for b in base_files]
@@ -54,18 +58,13 @@ def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: boo
     for scope, positions in by_scope.items():
         ranges = [(keys[p].min_key, keys[p].max_key) for p in positions]
         scopes[scope] = (KeyRangeIndex(ranges, prune=prune_by_ranges), np.array(positions, np.int64))
-    return BloomPlan(files, [b.path for b in base_files], [k.bloom for k in keys], scopes, is_global), \
-        CACHE.reads - before
+    return RangePlan(files, [b.path for b in base_files], scopes, is_global, CACHE.epoch), CACHE.reads - before
 
 
-_CANDIDATE_DDL = f"{RECORD_KEY} string, {PARTITION_PATH} string, {_FILE_POS} int"
-_CANDIDATE_SCHEMA = pa.schema([(RECORD_KEY, pa.string()), (PARTITION_PATH, pa.string()), (_FILE_POS, pa.int32())])
-_CONFIRMED_SCHEMA = pa.schema([(RECORD_KEY, pa.string()), (PARTITION_PATH, pa.string()), ("file_id", pa.string())])
-
-
-class _TaskCounters(AccumulatorParam):
-    """Spark accumulator of the lookup counters, per task partition: {partition id: (keys, in range per file,
-    bloom positives per file)}. A recomputed partition replaces its own entry, so counts never double."""
+class _Counters(AccumulatorParam):
+    """Spark accumulator of the lookup counters: {("range", task partition): (keys, {file: keys in range}),
+    ("file", file position): (bloom positives, keys found)}. A recomputed task or file replaces its own entry,
+    so counts never double."""
 
     def zero(self, value):
         return {}
@@ -75,11 +74,9 @@ class _TaskCounters(AccumulatorParam):
         return value1
 
 
-def _candidate_rows(plan: BloomPlan, batches, counters=None):
-    """Executor: bloom-positive (key, partition, file position) rows; the task's counters go to `counters`."""
-    n_files = len(plan.files)
-    in_range = np.zeros(n_files, np.int64)
-    positives = np.zeros(n_files, np.int64)
+def _in_range_pairs(plan: RangePlan, batches, counters):
+    """Executor: (key, partition, file position) for every file whose key range holds the key."""
+    in_range: dict[int, int] = {}
     n_keys = 0
     for batch in batches:
         keys = batch.column(0).to_numpy(zero_copy_only=False)
@@ -90,7 +87,6 @@ def _candidate_rows(plan: BloomPlan, batches, counters=None):
             parts = batch.column(1).to_numpy(zero_copy_only=False)
             uniq, inverse = np.unique(parts, return_inverse=True)
             groups = [(scope, keys[inverse == i]) for i, scope in enumerate(uniq)]
-        out_keys, out_files = [], []
         for scope, scope_keys in groups:
             entry = plan.scopes.get(scope)
             if entry is None:
@@ -99,66 +95,56 @@ def _candidate_rows(plan: BloomPlan, batches, counters=None):
             key_pos, local = ranges.query(scope_keys)
             if not len(key_pos):
                 continue
-            file_pos = positions[local]
-            in_range += np.bincount(file_pos, minlength=n_files)
-            order = np.argsort(file_pos, kind="stable")
-            file_pos, key_pos = file_pos[order], key_pos[order]
-            cuts = np.flatnonzero(np.diff(file_pos)) + 1
-            for segment, f in zip(np.split(key_pos, cuts), file_pos[np.r_[0, cuts]]):
-                candidates = scope_keys[segment]
-                bloom = plan.filters[f]
-                hit = bloom.might_contain_many(candidates) if bloom is not None \
-                    else np.ones(len(candidates), bool)
-                positives[f] += int(hit.sum())
-                out_keys.append(candidates[hit])
-                out_files.append(np.full(int(hit.sum()), f, np.int32))
-        if out_keys:
-            found_keys = np.concatenate(out_keys)
-            found_files = np.concatenate(out_files)
-            if len(found_keys):
-                yield pa.RecordBatch.from_arrays([
-                    pa.array(found_keys, pa.string()),
-                    pa.array([plan.files[f][0] for f in found_files], pa.string()),
-                    pa.array(found_files, pa.int32())], schema=_CANDIDATE_SCHEMA)
-    if counters is not None:
-        from pyspark import TaskContext
-        task = TaskContext.get()
-        counters.add({task.partitionId() if task else 0: (n_keys, in_range, positives)})
+            file_pos = positions[local].astype(np.int32)
+            for f, n in zip(*np.unique(file_pos, return_counts=True)):
+                in_range[int(f)] = in_range.get(int(f), 0) + int(n)
+            partitions = pa.array([plan.files[f][0] for f in file_pos], pa.string()) if plan.is_global else \
+                pa.repeat(pa.scalar(scope, pa.string()), len(file_pos))
+            yield pa.RecordBatch.from_arrays([pa.array(scope_keys[key_pos], pa.string()), partitions,
+                                              pa.array(file_pos, pa.int32())], schema=_PAIR_SCHEMA)
+    from pyspark import TaskContext
+    task = TaskContext.get()
+    counters.add({("range", task.partitionId() if task else 0): (n_keys, in_range)})
 
 
-def _confirmed_rows(plan: BloomPlan, storage, candidates: pa.Table) -> pa.Table:
-    """Executor, one candidate file: read its `_hoodie_record_key` column and keep the candidate keys in it
-    (bloom false positives drop out)."""
-    position = candidates[_FILE_POS][0].as_py()
-    stored = read_base_file(storage, plan.paths[position], columns=[RECORD_KEY])[RECORD_KEY]
-    present = candidates.filter(pc.is_in(candidates[RECORD_KEY], value_set=stored.combine_chunks()))
+def _found_in_file(plan: RangePlan, storage, pairs: pa.Table, counters) -> pa.Table:
+    """Executor, one file: its bloom filter, then (for the positives) its key column decide which keys are in it."""
+    position = pairs[_FILE_POS][0].as_py()
+    keys = pairs[RECORD_KEY].combine_chunks()
+    bloom = bloom_filter(storage, plan.paths[position], plan.cache_epoch)
+    positives = keys if bloom is None else keys.filter(pa.array(bloom.might_contain_many(keys)))
+    if len(positives):
+        stored = read_base_file(storage, plan.paths[position], columns=[RECORD_KEY])[RECORD_KEY]
+        found = positives.filter(pc.is_in(positives, value_set=stored.combine_chunks()))
+    else:
+        found = positives
+    counters.add({("file", position): (len(positives), len(found))})
     partition, file_id = plan.files[position]
-    return pa.Table.from_arrays([present[RECORD_KEY], pa.repeat(pa.scalar(partition, pa.string()), present.num_rows),
-                                 pa.repeat(pa.scalar(file_id, pa.string()), present.num_rows)],
-                                schema=_CONFIRMED_SCHEMA)
+    return pa.Table.from_arrays([found, pa.repeat(pa.scalar(partition, pa.string()), len(found)),
+                                 pa.repeat(pa.scalar(file_id, pa.string()), len(found))], schema=_FOUND_SCHEMA)
 
 
 class BloomLookup:
     """The lookup's outcome: `locations` (key, partition, file id) of incoming keys found in the base files, to
     be evaluated by the write's next Spark action; `fill_stats` reads the counters that action gathered."""
 
-    def __init__(self, locations: DataFrame | None, counters, n_files: int, release: list):
+    def __init__(self, locations: DataFrame, counters, release: list):
         self.locations = locations
         self.release = release
         self._counters = counters
-        self._n_files = n_files
 
     def fill_stats(self, stats: IndexStats) -> None:
-        per_task = self._counters.value if self._counters is not None else {}
-        in_range = np.zeros(self._n_files, np.int64)
-        positives = np.zeros(self._n_files, np.int64)
-        for n_keys, task_in_range, task_positives in per_task.values():
-            stats.keys_looked_up += int(n_keys)
-            in_range += task_in_range
-            positives += task_positives
-        stats.files_pruned_by_range = self._n_files - int(np.count_nonzero(in_range))
-        stats.candidate_files = int(np.count_nonzero(positives))
-        stats.files_pruned_by_bloom = int(np.count_nonzero(in_range)) - stats.candidate_files
+        in_range: set[int] = set()
+        candidates = 0
+        for (kind, _), value in self._counters.value.items():
+            if kind == "range":
+                stats.keys_looked_up += value[0]
+                in_range.update(f for f, n in value[1].items() if n)
+            elif value[0]:
+                candidates += 1
+        stats.files_pruned_by_range = stats.files_considered - len(in_range)
+        stats.candidate_files = candidates
+        stats.files_pruned_by_bloom = len(in_range) - candidates
 
 
 def locations(spark, storage, records: DataFrame, base_files, is_global: bool, prune_by_ranges: bool,
@@ -169,17 +155,16 @@ def locations(spark, storage, records: DataFrame, base_files, is_global: bool, p
     stats.files_considered = len(base_files)
     stats.footers_read = footers_read
     plan_bc = spark.sparkContext.broadcast(plan)
-    counters = spark.sparkContext.accumulator({}, _TaskCounters())
+    counters = spark.sparkContext.accumulator({}, _Counters())
 
-    def candidates(batches):
-        return _candidate_rows(plan_bc.value, batches, counters)
+    def pairs(batches):
+        return _in_range_pairs(plan_bc.value, batches, counters)
 
-    def confirm(table):
-        return _confirmed_rows(plan_bc.value, storage, table)
+    def found(table):
+        return _found_in_file(plan_bc.value, storage, table, counters)
 
-    positives = records.select(RECORD_KEY, PARTITION_PATH).mapInArrow(candidates, _CANDIDATE_DDL)
-    # Candidates grouped by file: a group reads one file's key column.
-    confirmed = (positives.repartition(file_task_partitions(spark, len(base_files)), _FILE_POS)
-                 .groupBy(_FILE_POS).applyInArrow(confirm, f"{RECORD_KEY} string, {PARTITION_PATH} string, file_id string")
-                 .withColumnRenamed("file_id", file_id_col))
-    return BloomLookup(confirmed, counters, len(base_files), [plan_bc])
+    in_range = records.select(RECORD_KEY, PARTITION_PATH).mapInArrow(pairs, _PAIR_DDL)
+    located = (in_range.repartition(file_task_partitions(spark, len(base_files)), _FILE_POS)
+               .groupBy(_FILE_POS).applyInArrow(found, f"{RECORD_KEY} string, {PARTITION_PATH} string, file_id string")
+               .withColumnRenamed("file_id", file_id_col))
+    return BloomLookup(located, counters, [plan_bc])

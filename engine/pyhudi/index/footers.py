@@ -1,14 +1,18 @@
-"""Base-file footers the bloom index needs (min/max record key, bloom filter), read once per file.
+"""Base-file footers the bloom index needs, read once per file: the min/max record key on the driver (to prune by
+range), the bloom filter in the executor task that checks that file's candidate keys (as Hudi's bucketized
+bloom check), so the driver never holds the filters and its memory does not grow with the table.
 
 Base files are immutable (their name carries the write token and instant), so a footer read for a path stays
-valid: a driver-side LRU cache keyed by the file's full URI spares repeated writes from re-reading unchanged
-files. Few uncached files are read on the driver (metadata); many are read by a Spark job, one task per slice.
+valid: an LRU cache per process, keyed by the file's full URI, spares repeated writes from re-reading unchanged
+files (the driver caches key ranges; each Python worker caches the filters it loaded). Few uncached footers are
+read on the driver; many are read by a Spark job, one task per slice.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from pyhudi.file_group.base_file import read_footer
@@ -29,15 +33,13 @@ class FileKeys:
     nbytes: int = 0      # size of the serialized filter (cache accounting)
 
 
-def _parse(footer: dict[str, str]) -> FileKeys:
-    size = sum(len(v) for k, v in footer.items() if k.endswith("bloomfilter"))
-    return FileKeys(footer.get(FOOTER_MIN_KEY), footer.get(FOOTER_MAX_KEY), from_footer(footer), size)
+def _key_range(footer: dict[str, str]) -> FileKeys:
+    low, high = footer.get(FOOTER_MIN_KEY), footer.get(FOOTER_MAX_KEY)
+    return FileKeys(low, high, None, len(low or "") + len(high or "") + 64)
 
 
-def _footer_subset(footer: dict[str, str]) -> dict[str, str]:
-    wanted = ("org.apache.hudi.bloomfilter", "com.uber.hoodie.bloomfilter", "hoodie_bloom_filter_type_code",
-              FOOTER_MIN_KEY, FOOTER_MAX_KEY)
-    return {k: v for k, v in footer.items() if k in wanted}
+def _range_subset(footer: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in footer.items() if k in (FOOTER_MIN_KEY, FOOTER_MAX_KEY)}
 
 
 class FooterCache:
@@ -49,6 +51,7 @@ class FooterCache:
         self._bytes = 0
         self._lock = threading.Lock()
         self.reads = 0   # footers read from storage (for tests and stats)
+        self.epoch = 0   # bumped by clear(): the driver's epoch travels with a lookup and clears executor caches
 
     def get(self, uri: str) -> FileKeys | None:
         with self._lock:
@@ -73,13 +76,32 @@ class FooterCache:
         with self._lock:
             self._entries.clear()
             self._bytes = 0
+            self.epoch += 1
 
 
-CACHE = FooterCache()
+CACHE = FooterCache()          # key ranges (driver)
+BLOOM_CACHE = FooterCache()    # bloom filters (in each executor's Python worker)
+
+
+def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache = BLOOM_CACHE) -> BloomFilter | None:
+    """The bloom filter in a base file's footer (None when it has none), from the cache or storage; a cache
+    filled under another driver cache epoch is dropped first."""
+    if cache.epoch != epoch:
+        cache.clear()
+        cache.epoch = epoch
+    uri = storage.uri(path)
+    hit = cache.get(uri)
+    if hit is None:
+        footer = read_footer(storage, path)
+        size = sum(len(v) for k, v in footer.items() if k.endswith("bloomfilter"))
+        hit = FileKeys(footer.get(FOOTER_MIN_KEY), footer.get(FOOTER_MAX_KEY), from_footer(footer), size)
+        cache.reads += 1
+        cache.put(uri, hit)
+    return hit.bloom
 
 
 def file_keys(spark, storage: Storage, paths: list[str], cache: FooterCache = CACHE) -> list[FileKeys]:
-    """FileKeys for each relative base-file path, from the cache or storage."""
+    """The key range (FileKeys without filter) of each relative base-file path, from the cache or storage."""
     uris = [storage.uri(p) for p in paths]
     found = {uri: cache.get(uri) for uri in uris}
     missing = [(p, u) for p, u in zip(paths, uris) if found[u] is None]
@@ -87,22 +109,23 @@ def file_keys(spark, storage: Storage, paths: list[str], cache: FooterCache = CA
         if spark is not None and len(missing) > SPARK_READ_THRESHOLD:
             footers = _read_in_spark(spark, storage, [p for p, _ in missing])
         else:
-            footers = [read_footer(storage, p) for p, _ in missing]
+            with ThreadPoolExecutor(max_workers=min(8, len(missing))) as pool:   # pyarrow reads without the GIL
+                footers = list(pool.map(lambda item: read_footer(storage, item[0]), missing))
         cache.reads += len(missing)
         for (_, uri), footer in zip(missing, footers):
-            keys = _parse(footer)
+            keys = _key_range(footer)
             found[uri] = keys
             cache.put(uri, keys)
     return [found[u] for u in uris]
 
 
 def _read_in_spark(spark, storage: Storage, paths: list[str]) -> list[dict[str, str]]:
-    """Read many footers in executors; only the index entries come back to the driver."""
+    """Read many footers in executors; only the key ranges come back to the driver."""
     slices = max(1, min(len(paths) // 16, spark.sparkContext.defaultParallelism * 4))
 
     def read(part):
         for index, path in part:
-            yield index, _footer_subset(read_footer(storage, path))
+            yield index, _range_subset(read_footer(storage, path))
 
     rows = spark.sparkContext.parallelize(list(enumerate(paths)), slices).mapPartitions(read).collect()
     by_index = dict(rows)
