@@ -62,13 +62,17 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
     """Write `records` (meta columns + data, already in storage types) as one parquet base file."""
     keys = records["_hoodie_record_key"].combine_chunks() if records.num_rows else pa.array([], pa.string())
     metadata = footer_metadata(keys, bloom, avro_schema_json)
-    table = records.replace_schema_metadata(metadata)
+    table = records.replace_schema_metadata(None)
     parent = relative_path.rsplit("/", 1)[0] if "/" in relative_path else ""
     storage.makedirs(parent)
     with storage.fs.open_output_stream(storage.full(relative_path)) as sink:
-        pq.write_table(table, sink, compression=None if compression == "uncompressed" else compression,
-                       compression_level=GZIP_LEVEL if compression == "gzip" else None, store_schema=True, coerce_timestamps="us", allow_truncated_timestamps=True,
-                       row_group_size=1 << 20)
+        with pq.ParquetWriter(sink, table.schema, compression=None if compression == "uncompressed" else compression,
+                              compression_level=GZIP_LEVEL if compression == "gzip" else None, store_schema=True,
+                              coerce_timestamps="us", allow_truncated_timestamps=True) as writer:
+            writer.write_table(table, row_group_size=1 << 20)
+            # Footer entries added to the file only: as schema metadata they would also be copied into the
+            # ARROW:schema entry, storing the bloom filter twice.
+            writer.add_key_value_metadata(metadata)
     size = storage.file_size(relative_path)
     meta_str = {k.decode(): v.decode() for k, v in metadata.items()}
     return WrittenFile(relative_path, records.num_rows, size, meta_str.get(FOOTER_MIN_KEY),
