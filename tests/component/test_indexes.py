@@ -169,6 +169,40 @@ def test_bucket_ids_follow_hudi_and_rewrite_lands_in_same_group(spark, tmp_path)
     assert props.get("hoodie.index.type") == "BUCKET" and props.get("hoodie.bucket.index.num.buckets") == "4"
 
 
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_bucket_writer_dedup_matches_the_shuffle_dedup_of_other_indexes(spark, tmp_path, table_type):
+    """BUCKET keeps the latest record per key inside the writer task; SIMPLE does it with a Spark window first.
+    Both must pick the same winners: greatest ts, then the later record; a winning delete writes nothing."""
+    schema = "id string, region string, ts long, val string, _hoodie_is_deleted boolean"
+    first = [("k1", "a", 1, "old", False), ("k2", "a", 1, "old", False)]
+    batch = [("k1", "a", 5, "ts5-wins", False), ("k1", "a", 3, "ts3", False),            # greater ts wins
+             ("k2", "a", 2, "first-of-tie", False), ("k2", "a", 2, "last-of-tie", False),  # tie: later wins
+             ("k3", "b", 9, "deleted", True), ("k3", "b", 4, "insert-loses", False),       # delete wins: no k3
+             ("k4", "b", 1, "insert-wins", False), ("k4", "b", 0, "delete-loses", True),
+             ("k5", "c", None, "null-ts-loses", False), ("k5", "c", 1, "ts1-wins", False)]
+    snapshots = {}
+    for index in ("SIMPLE", "BUCKET"):
+        path = tmp_path / index
+        opts = _options(index, table_type)
+        pyhudi.write(spark.createDataFrame(first, schema).coalesce(1), str(path), opts)
+        pyhudi.write(spark.createDataFrame(batch, schema).coalesce(1), str(path), opts)
+        snapshots[index] = _snapshot(spark, path)
+    assert snapshots["BUCKET"] == snapshots["SIMPLE"] == [
+        ("k1", "a", 5, "ts5-wins", "a"), ("k2", "a", 2, "last-of-tie", "a"), ("k4", "b", 1, "insert-wins", "b"),
+        ("k5", "c", 1, "ts1-wins", "c")]
+    assert_same_rows_as_hudi_rs(spark, tmp_path / "BUCKET", min_columns=4)
+
+
+def test_base_file_footer_holds_the_bloom_filter_once(spark, tmp_path):
+    path = tmp_path / "t"
+    pyhudi.write(_batch(spark, range(0, 50), 1), str(path), _options("BLOOM"))
+    for file in path.rglob("*.parquet"):
+        footer = pq.ParquetFile(file).metadata.metadata
+        assert from_footer({k.decode(): v.decode() for k, v in footer.items()}).might_contain("k0000") \
+            or "k0000" not in pq.read_table(file, columns=["_hoodie_record_key"])["_hoodie_record_key"].to_pylist()
+        assert len(footer.get(b"ARROW:schema", b"")) < 10_000, file   # the filter is not copied in there
+
+
 def test_bucket_count_cannot_change(spark, tmp_path):
     path = tmp_path / "t"
     pyhudi.write(_batch(spark, range(0, 20), 1), str(path), _options("BUCKET"))
