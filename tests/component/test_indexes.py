@@ -111,6 +111,19 @@ def test_bloom_range_pruning_finds_the_one_file(spark, tmp_path):
     assert again.index_stats["candidate_files"] == 1
 
 
+def test_bloom_reads_many_footers_in_a_spark_job(spark, tmp_path, monkeypatch):
+    from pyhudi.index import footers
+    path = tmp_path / "t"
+    opts = _options("BLOOM")
+    pyhudi.write(_batch(spark, range(0, 60), 1), str(path), opts)
+    monkeypatch.setattr(footers, "SPARK_READ_THRESHOLD", 1)   # 3 uncached footers: read by executors
+    footers.CACHE.clear()
+    result = pyhudi.write(_batch(spark, range(50, 70), 2), str(path), opts)
+    assert result.index_stats["footers_read"] == 3 and result.index_stats["confirmed_files"] == 3
+    assert result.index_stats["updates"] == 10 and result.index_stats["inserts"] == 10
+    assert len(_snapshot(spark, path)) == 70
+
+
 def test_bloom_without_range_pruning_uses_bloom_filters(spark, tmp_path):
     path = tmp_path / "t"
     opts = _ordered_table(spark, path, **{"hoodie.bloom.index.prune.by.ranges": "false"})
