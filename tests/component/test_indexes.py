@@ -183,9 +183,10 @@ def test_bucket_ids_follow_hudi_and_rewrite_lands_in_same_group(spark, tmp_path)
 
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_bucket_writer_dedup_matches_the_shuffle_dedup_of_other_indexes(spark, tmp_path, table_type):
-    """BUCKET keeps the latest record per key inside the writer task; SIMPLE does it with a Spark window first.
-    Both must pick the same winners: greatest ts, then the later record; a winning delete writes nothing."""
+def test_writer_dedup_matches_the_shuffle_dedup_of_global_indexes(spark, tmp_path, table_type):
+    """Partition-scoped indexes keep the latest record per key inside the writer task; a global index does it
+    with a Spark window first. All pick the same winners: greatest ts, then the later record; a winning delete
+    writes nothing."""
     schema = "id string, region string, ts long, val string, _hoodie_is_deleted boolean"
     first = [("k1", "a", 1, "old", False), ("k2", "a", 1, "old", False)]
     batch = [("k1", "a", 5, "ts5-wins", False), ("k1", "a", 3, "ts3", False),            # greater ts wins
@@ -194,16 +195,17 @@ def test_bucket_writer_dedup_matches_the_shuffle_dedup_of_other_indexes(spark, t
              ("k4", "b", 1, "insert-wins", False), ("k4", "b", 0, "delete-loses", True),
              ("k5", "c", None, "null-ts-loses", False), ("k5", "c", 1, "ts1-wins", False)]
     snapshots = {}
-    for index in ("SIMPLE", "BUCKET"):
+    for index in ("GLOBAL_SIMPLE", "SIMPLE", "BLOOM", "BUCKET"):
         path = tmp_path / index
         opts = _options(index, table_type)
         pyhudi.write(spark.createDataFrame(first, schema).coalesce(1), str(path), opts)
         pyhudi.write(spark.createDataFrame(batch, schema).coalesce(1), str(path), opts)
         snapshots[index] = _snapshot(spark, path)
-    assert snapshots["BUCKET"] == snapshots["SIMPLE"] == [
+    assert snapshots["BUCKET"] == snapshots["BLOOM"] == snapshots["SIMPLE"] == snapshots["GLOBAL_SIMPLE"] == [
         ("k1", "a", 5, "ts5-wins", "a"), ("k2", "a", 2, "last-of-tie", "a"), ("k4", "b", 1, "insert-wins", "b"),
         ("k5", "c", 1, "ts1-wins", "c")]
     assert_same_rows_as_hudi_rs(spark, tmp_path / "BUCKET", min_columns=4)
+    assert_same_rows_as_hudi_rs(spark, tmp_path / "BLOOM", min_columns=4)
 
 
 def test_base_file_footer_holds_the_bloom_filter_once(spark, tmp_path):

@@ -12,7 +12,7 @@ EXTRA_METADATA_KEY = "pyhudi.index.stats"
 @dataclass
 class IndexStats:
     index_type: str
-    keys_looked_up: int = 0          # incoming (deduplicated) records that went through the index
+    keys_looked_up: int = 0          # incoming records that went through the index
     files_considered: int = 0        # latest base files in the partitions (or table, global) the keys may be in
     files_pruned_by_range: int = 0   # considered files whose [min, max] key range holds none of the keys
     files_pruned_by_bloom: int = 0   # in-range files whose bloom filter rejects every key

@@ -298,9 +298,12 @@ class _Write:
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
             return self._bulk_insert(keyed, ctx)
 
-        if self.index.is_bucket and self._combines():
-            # A key's bucket is fixed, so all its versions reach one writer task: it keeps the latest there
-            # (ordering field, then arrival order) and the batch is shuffled once, not twice.
+        # With a partition-scoped index every version of a key reaches the same writer task (same stored
+        # location, or the same insert slot, which hashes the key): it keeps the latest there (ordering field,
+        # then arrival order), which spares a shuffle of the batch. A global index deduplicates across
+        # partitions first.
+        writer_combines = self._combines() and not self.index.is_global
+        if writer_combines:
             deduped = keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id())
             ctx = dataclasses.replace(ctx, combine_in_writer=True)
         else:
@@ -316,8 +319,10 @@ class _Write:
 
         existing = _group_states(view)
         tagged = self._tag(deduped, view, instant_time)
-        # Deletes of keys that do not exist change nothing.
-        tagged = tagged.filter(~(F.col(DELETE_COLUMN) & F.col(FILE_ID_COLUMN).isNull()))
+        if self.operation == "delete" or not writer_combines:
+            # Deletes of keys that do not exist change nothing. (Before the writer's dedup they must stay: a
+            # delete may still beat an insert of the same new key, so it travels to that key's insert slot.)
+            tagged = tagged.filter(~(F.col(DELETE_COLUMN) & F.col(FILE_ID_COLUMN).isNull()))
         tagged = self._assign_inserts(tagged, view, timeline)
         try:
             ctx = dataclasses.replace(ctx, existing=existing)
@@ -416,7 +421,7 @@ class _Write:
     def _assign_inserts(self, tagged: DataFrame, view, timeline: Timeline) -> DataFrame:
         """Send inserts to small files first, then to new file groups sized near hoodie.parquet.max.file.size.
         The tagged records are cached so the index lookup runs once for this count and the write."""
-        tagged = tagged.withColumn(INSERT_COLUMN, F.col(FILE_ID_COLUMN).isNull() & ~F.col(DELETE_COLUMN))
+        tagged = tagged.withColumn(INSERT_COLUMN, F.col(FILE_ID_COLUMN).isNull())
         if self.index.is_bucket:   # the bucket index gave every record its file group
             return tagged
         tagged = tagged.persist()

@@ -139,7 +139,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
         stored = _align_stored(read_base_file(ctx.storage, existing.base_path), ctx.data_schema)
     deletes = delete_mask(incoming, DELETE_COLUMN)
     result = merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.ordering_field)
-    if existing is None and not result.written.num_rows:   # only deletes of keys never written
+    if not (result.num_updates or result.num_inserts or result.num_deletes):   # e.g. deletes of unknown keys
         return _stats([])
 
     name = base_file_name(file_id, token, ctx.instant_time)
