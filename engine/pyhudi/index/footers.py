@@ -20,7 +20,8 @@ from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, Bloom
 from pyhudi.storage import Storage
 
 SPARK_READ_THRESHOLD = 64          # more uncached footers than this are read by a Spark job
-CACHE_BUDGET_BYTES = 256 << 20     # bloom bits kept in the cache
+CACHE_BUDGET_BYTES = 256 << 20     # driver cache budget (key ranges: a few bytes per file)
+EXECUTOR_CACHE_BUDGET_BYTES = 64 << 20   # bloom filters kept by each executor Python worker
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class FooterCache:
 
 
 CACHE = FooterCache()          # key ranges (driver)
-BLOOM_CACHE = FooterCache()    # bloom filters (in each executor's Python worker)
+BLOOM_CACHE = FooterCache(EXECUTOR_CACHE_BUDGET_BYTES)    # bloom filters (in each executor Python worker)
 
 
 def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache = BLOOM_CACHE) -> BloomFilter | None:
