@@ -5,12 +5,15 @@ from __future__ import annotations
 import pickle
 import random
 
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
 from pyhudi.index import index_spec
-from pyhudi.index.bucket import bucket_id, bucket_of_file_id, hash_keys, java_string_hash
+from pyhudi.index.bucket import bucket_id, bucket_ids, bucket_of_file_id, hash_keys, java_string_hash
 from pyhudi.index.footers import FileKeys, FooterCache
 from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.writer.client import WriteResult
@@ -75,3 +78,21 @@ def test_write_result_is_the_instant_string():
     assert result == "20240101000000000" and result.num_writes == 3
     copy = pickle.loads(pickle.dumps(result))
     assert copy == result and copy.index_stats == {"index_type": "BLOOM"} and copy.operation == "upsert"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=40), st.text(alphabet="abc:,0123", max_size=12),
+                          st.from_regex(r"k[0-9]{1,12}", fullmatch=True)).filter(lambda k: _hashable(k)), max_size=60),
+    st.integers(min_value=1, max_value=300), st.integers(min_value=0, max_value=3))
+def test_vectorized_bucket_ids_equal_the_per_key_java_hash(keys, num_buckets, skip):
+    array = pa.array(["pad"] * skip + keys, pa.string()).slice(skip)   # a slice: offsets not starting at 0
+    expected = [bucket_id(k, ["id"], num_buckets) for k in keys]
+    assert bucket_ids(array, ["id"], num_buckets).tolist() == expected
+
+
+def _hashable(key: str) -> bool:
+    try:
+        bucket_id(key, ["id"], 3)
+        return True
+    except Exception:   # malformed "field:value" keys are refused by both paths alike
+        return False

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from array import array
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from pyhudi.errors import ConfigError, RecordKeyError
+from pyhudi.file_group.bloom_filter import _offsets_and_data
 
 _MASK32 = 0xFFFFFFFF
 BUCKET_COLUMN = "_pyhudi_bucket"
@@ -59,6 +62,41 @@ def bucket_id(record_key: str, hash_fields: list[str], num_buckets: int) -> int:
     return (h & 0x7FFFFFFF) % num_buckets
 
 
+def bucket_ids(keys, hash_fields: list[str], num_buckets: int) -> np.ndarray:
+    """bucket_id for a whole array of record keys: String.hashCode vectorized with numpy for plain ASCII keys
+    (sum of byte * 31^(len-1-i) mod 2^32); keys with ':' (field:value pairs) or non-ASCII text go one by one."""
+    arr = pa.array(keys, pa.string()) if not isinstance(keys, pa.Array) else keys
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    n = len(arr)
+    offsets, data = _offsets_and_data(arr)
+    data = data[offsets[0]:offsets[-1]]
+    offsets = offsets - offsets[0]
+    lengths = np.diff(offsets)
+    row_of_byte = np.repeat(np.arange(n), lengths)
+    exponent = np.repeat(lengths, lengths) - 1 - (np.arange(len(data)) - np.repeat(offsets[:-1], lengths))
+    contributions = data.astype(np.uint64) * _powers_of_31(int(lengths.max(initial=0)))[exponent]
+    string_hash = np.zeros(n, np.uint64)
+    filled = lengths > 0
+    if filled.any():   # each term < 2^39: the uint64 sum is exact for keys shorter than 2^24 bytes
+        string_hash[filled] = np.add.reduceat(contributions, offsets[:-1][filled])
+    list_hash = (np.uint64(31) + (string_hash & np.uint64(_MASK32))) & np.uint64(_MASK32)   # List.of(key)
+    out = ((list_hash & np.uint64(0x7FFFFFFF)) % np.uint64(num_buckets)).astype(np.int32)
+    special = np.zeros(n, bool)
+    special[row_of_byte[(data >= 128) | (data == ord(":"))]] = True
+    for row in np.flatnonzero(special):
+        out[row] = bucket_id(arr[row].as_py(), hash_fields, num_buckets)
+    return out
+
+
+def _powers_of_31(max_length: int) -> np.ndarray:
+    """31^k mod 2^32 for k < max_length, as uint64."""
+    powers = np.ones(max(1, max_length), np.uint64)
+    for k in range(1, max_length):
+        powers[k] = (powers[k - 1] * np.uint64(31)) & np.uint64(_MASK32)
+    return powers
+
+
 def bucket_id_str(bucket: int) -> str:
     return f"{bucket:08d}"
 
@@ -100,7 +138,7 @@ def tag(records: DataFrame, record_key: str, partition_col: str, file_id_col: st
 
     @F.pandas_udf("int")
     def buckets(keys: pd.Series) -> pd.Series:
-        return keys.map(lambda k: bucket_id(k, fields, num_buckets)).astype("int32")
+        return pd.Series(bucket_ids(pa.array(keys, pa.string()), fields, num_buckets))
 
     spark = records.sparkSession
     mapping = spark.createDataFrame(
