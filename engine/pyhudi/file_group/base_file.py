@@ -82,7 +82,12 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
 def read_footer(storage: Storage, relative_path: str) -> dict[str, str]:
     """The key-value footer of a base file (bloom filter, key range, avro schema)."""
     with storage.fs.open_input_file(storage.full(relative_path)) as source:
-        raw = pq.ParquetFile(source).metadata.metadata or {}
+        return footer_of(pq.ParquetFile(source))
+
+
+def footer_of(parquet_file: pq.ParquetFile) -> dict[str, str]:
+    """The key-value footer of an open base file."""
+    raw = parquet_file.metadata.metadata or {}
     return {k.decode(): v.decode() for k, v in raw.items()}
 
 

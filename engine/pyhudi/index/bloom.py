@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame
 
-from pyhudi.file_group.base_file import read_base_file
+from pyhudi.file_group.base_file import footer_of
 from pyhudi.index.footers import CACHE, bloom_filter, file_keys
 from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
@@ -110,14 +111,17 @@ def _in_range_pairs(plan: RangePlan, batches, counters):
 def _found_in_file(plan: RangePlan, storage, pairs: pa.Table, counters) -> pa.Table:
     """Executor, one file: its bloom filter, then (for the positives) its key column decide which keys are in it."""
     position = pairs[_FILE_POS][0].as_py()
+    path = plan.paths[position]
     keys = pairs[RECORD_KEY].combine_chunks()
-    bloom = bloom_filter(storage, plan.paths[position], plan.cache_epoch)
-    positives = keys if bloom is None else keys.filter(pa.array(bloom.might_contain_many(keys)))
-    if len(positives):
-        stored = read_base_file(storage, plan.paths[position], columns=[RECORD_KEY])[RECORD_KEY]
-        found = positives.filter(pc.is_in(positives, value_set=stored.combine_chunks()))
-    else:
-        found = positives
+    with storage.fs.open_input_file(storage.full(path)) as source:   # one open, one footer parse per file
+        parquet = pq.ParquetFile(source)
+        bloom = bloom_filter(storage, path, plan.cache_epoch, footer=lambda: footer_of(parquet))
+        positives = keys if bloom is None else keys.filter(pa.array(bloom.might_contain_many(keys)))
+        if len(positives):
+            stored = parquet.read(columns=[RECORD_KEY])[RECORD_KEY]
+            found = positives.filter(pc.is_in(positives, value_set=stored.combine_chunks()))
+        else:
+            found = positives
     counters.add({("file", position): (len(positives), len(found))})
     partition, file_id = plan.files[position]
     return pa.Table.from_arrays([found, pa.repeat(pa.scalar(partition, pa.string()), len(found)),

@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Callable
 
 from pyhudi.file_group.base_file import read_footer
 from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, BloomFilter, from_footer
@@ -84,16 +85,17 @@ CACHE = FooterCache()          # key ranges (driver)
 BLOOM_CACHE = FooterCache(EXECUTOR_CACHE_BUDGET_BYTES)    # bloom filters (in each executor Python worker)
 
 
-def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache = BLOOM_CACHE) -> BloomFilter | None:
-    """The bloom filter in a base file's footer (None when it has none), from the cache or storage; a cache
-    filled under another driver cache epoch is dropped first."""
+def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache = BLOOM_CACHE,
+                 footer: Callable[[], dict[str, str]] | None = None) -> BloomFilter | None:
+    """The bloom filter in a base file's footer (None when it has none), from the cache, else from `footer()` (the
+    caller's open file) or storage; a cache filled under another driver cache epoch is dropped first."""
     if cache.epoch != epoch:
         cache.clear()
         cache.epoch = epoch
     uri = storage.uri(path)
     hit = cache.get(uri)
     if hit is None:
-        footer = read_footer(storage, path)
+        footer = footer() if footer is not None else read_footer(storage, path)
         size = sum(len(v) for k, v in footer.items() if k.endswith("bloomfilter"))
         hit = FileKeys(footer.get(FOOTER_MIN_KEY), footer.get(FOOTER_MAX_KEY), from_footer(footer), size)
         cache.reads += 1
