@@ -117,15 +117,27 @@ def _found_in_file(plan: RangePlan, storage, pairs: pa.Table, counters) -> pa.Ta
         parquet = pq.ParquetFile(source)
         bloom = bloom_filter(storage, path, plan.cache_epoch, footer=lambda: footer_of(parquet))
         positives = keys if bloom is None else keys.filter(pa.array(bloom.might_contain_many(keys)))
-        if len(positives):
-            stored = parquet.read(columns=[RECORD_KEY])[RECORD_KEY]
-            found = positives.filter(pc.is_in(positives, value_set=stored.combine_chunks()))
+        if len(positives):   # hash the few positives, probe the file's keys (each stored once)
+            stored = parquet.read(columns=[RECORD_KEY], use_threads=False)[RECORD_KEY].combine_chunks()
+            found = stored.filter(pc.is_in(stored, value_set=positives))
         else:
             found = positives
     counters.add({("file", position): (len(positives), len(found))})
     partition, file_id = plan.files[position]
     return pa.Table.from_arrays([found, pa.repeat(pa.scalar(partition, pa.string()), len(found)),
                                  pa.repeat(pa.scalar(file_id, pa.string()), len(found))], schema=_FOUND_SCHEMA)
+
+
+def _found_in_files(plan: RangePlan, storage, batches, counters):
+    """Executor, one task: its pairs (few: keys only) split by file, each file checked by _found_in_file."""
+    pairs = pa.Table.from_batches(list(batches), schema=_PAIR_SCHEMA)
+    if not pairs.num_rows:
+        return
+    pairs = pairs.sort_by(_FILE_POS)
+    positions = pairs[_FILE_POS].combine_chunks()
+    cuts = np.flatnonzero(np.diff(positions.to_numpy())) + 1
+    for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(positions)]):
+        yield from _found_in_file(plan, storage, pairs.slice(start, end - start), counters).to_batches()
 
 
 class BloomLookup:
@@ -164,11 +176,11 @@ def locations(spark, storage, records: DataFrame, base_files, is_global: bool, p
     def pairs(batches):
         return _in_range_pairs(plan_bc.value, batches, counters)
 
-    def found(table):
-        return _found_in_file(plan_bc.value, storage, table, counters)
+    def found(batches):
+        return _found_in_files(plan_bc.value, storage, batches, counters)
 
     in_range = records.select(RECORD_KEY, PARTITION_PATH).mapInArrow(pairs, _PAIR_DDL)
     located = (in_range.repartition(file_task_partitions(spark, len(base_files)), _FILE_POS)
-               .groupBy(_FILE_POS).applyInArrow(found, f"{RECORD_KEY} string, {PARTITION_PATH} string, file_id string")
+               .mapInArrow(found, f"{RECORD_KEY} string, {PARTITION_PATH} string, file_id string")
                .withColumnRenamed("file_id", file_id_col))
     return BloomLookup(located, counters, [plan_bc])

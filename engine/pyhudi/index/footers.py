@@ -20,7 +20,7 @@ from pyhudi.file_group.base_file import read_footer
 from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, BloomFilter, from_footer
 from pyhudi.storage import Storage
 
-SPARK_READ_THRESHOLD = 64          # more uncached footers than this are read by a Spark job
+SPARK_READ_THRESHOLD = 256         # more uncached footers than this are read by a Spark job (fewer: 8 driver threads)
 CACHE_BUDGET_BYTES = 256 << 20     # driver cache budget (key ranges: a few bytes per file)
 EXECUTOR_CACHE_BUDGET_BYTES = 64 << 20   # bloom filters kept by each executor Python worker
 
@@ -113,7 +113,7 @@ def file_keys(spark, storage: Storage, paths: list[str], cache: FooterCache = CA
             footers = _read_in_spark(spark, storage, [p for p, _ in missing])
         else:
             with ThreadPoolExecutor(max_workers=min(8, len(missing))) as pool:   # pyarrow reads without the GIL
-                footers = list(pool.map(lambda item: read_footer(storage, item[0]), missing))
+                footers = list(pool.map(lambda item: _range_subset(read_footer(storage, item[0])), missing))
         cache.reads += len(missing)
         for (_, uri), footer in zip(missing, footers):
             keys = _key_range(footer)
