@@ -92,6 +92,15 @@ class TestValidateConnectionPyhudi(BaseValidateConnection):
     pass
 
 
+# Suite tests that cannot hold for Hudi on Spark, each skipped with its reason.
+SKIP_KEY_FIXED_AT_CREATION = pytest.mark.skip(
+    reason="Hudi applies unique_key as record key at creation: a missing key column fails the first run, the suite "
+           "expects that run to pass")
+SKIP_NO_CASCADING_DROP = pytest.mark.skip(
+    reason="expects a full-refresh seed to drop the downstream view (Postgres DROP ... CASCADE); Spark has no "
+           "cascading drop, the view stays in the catalog")
+
+
 # ---------------------------------------------------------------- incremental
 
 class TestIncrementalUniqueKeyPyhudi(BaseIncrementalUniqueKey):
@@ -100,13 +109,11 @@ class TestIncrementalUniqueKeyPyhudi(BaseIncrementalUniqueKey):
     # A Hudi table's record key is fixed when it is created, so a unique_key naming a missing column fails on the
     # first (full-refresh) run with "record key field 'thisisnotacolumn' ... is not in the batch"; the suite expects
     # the first run to pass and only the incremental one to fail.
-    @pytest.mark.skip(reason="Hudi applies unique_key as record key at creation: a missing key column fails the "
-                             "first run, the suite expects that run to pass")
+    @SKIP_KEY_FIXED_AT_CREATION
     def test__bad_unique_key(self, project):
         pass
 
-    @pytest.mark.skip(reason="Hudi applies unique_key as record key at creation: a missing key column fails the "
-                             "first run, the suite expects that run to pass")
+    @SKIP_KEY_FIXED_AT_CREATION
     def test__bad_unique_key_list(self, project):
         pass
 
@@ -155,14 +162,12 @@ class SparkSeedExpected:
 
 
 class TestBasicSeedTestsPyhudi(SparkSeedExpected, BaseBasicSeedTests):
-    @pytest.mark.skip(reason="expects `seed --full-refresh` to drop the downstream view (Postgres DROP ... CASCADE); "
-                             "Spark has no cascading drop, the view stays in the catalog")
+    @SKIP_NO_CASCADING_DROP
     def test_simple_seed_full_refresh_flag(self, project):
         pass
 
 
-@pytest.mark.skip(reason="expects a full-refresh seed to drop the downstream view (Postgres DROP ... CASCADE); "
-                         "Spark has no cascading drop, the view stays in the catalog")
+@SKIP_NO_CASCADING_DROP
 class TestSeedConfigFullRefreshOnPyhudi(SparkSeedExpected, BaseSeedConfigFullRefreshOn):
     pass
 

@@ -274,7 +274,7 @@ _key_text = st.text(min_size=1, max_size=40)  # any unicode: multi-byte UTF-8 ex
 @given(st.lists(_key_text, min_size=1, max_size=40), st.integers(1, 12), st.integers(1, 5000))
 def test_vectorised_positions_match_reference(keys, nb_hash, vector_size):
     arr = pa.array(keys, type=pa.large_string())
-    offsets, data = bfm._offsets_and_data(arr)
+    offsets, data = bfm.string_offsets_and_data(arr)
     got = bfm._hash_indices(offsets, data, nb_hash, vector_size)
     want = np.array([_ref_positions(k, nb_hash, vector_size) for k in keys], dtype=np.int64)
     np.testing.assert_array_equal(got, want)
@@ -284,7 +284,7 @@ def test_murmur_signed_tail_bytes():
     # keys whose tail bytes are >= 0x80 (é = c3 a9) must hash with Java's sign extension
     for key in ["é", "aé", "abé", "abcdé", "日本語", "x" * 37 + "ü"]:
         arr = pa.array([key])
-        offsets, data = bfm._offsets_and_data(arr)
+        offsets, data = bfm.string_offsets_and_data(arr)
         got = bfm._hash_indices(offsets, data, 5, 1 << 30)[0].tolist()
         assert got == _ref_positions(key, 5, 1 << 30), key
 

@@ -154,7 +154,7 @@ def _as_arrow(keys) -> pa.Array:
     return arr
 
 
-def _offsets_and_data(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def string_offsets_and_data(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(int64 offsets of length n+1, uint8 data) of a string/binary array, without copying the data."""
     _, off_buf, data_buf = arr.buffers()[:3]
     large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
@@ -260,7 +260,7 @@ def _hash_keys(keys, nb_hash: int, vector_size: int):
     arr = _as_arrow(keys)
     for start in range(0, len(arr), _CHUNK):
         chunk = arr.slice(start, _CHUNK)
-        offsets, data = _offsets_and_data(chunk)
+        offsets, data = string_offsets_and_data(chunk)
         yield _hash_indices(offsets, data, nb_hash, vector_size)
 
 

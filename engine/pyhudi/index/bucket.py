@@ -18,7 +18,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from pyhudi.errors import ConfigError, RecordKeyError
-from pyhudi.file_group.bloom_filter import _offsets_and_data
+from pyhudi.file_group.bloom_filter import string_offsets_and_data
 
 _MASK32 = 0xFFFFFFFF
 BUCKET_COLUMN = "_pyhudi_bucket"
@@ -69,7 +69,7 @@ def bucket_ids(keys, hash_fields: list[str], num_buckets: int) -> np.ndarray:
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     n = len(arr)
-    offsets, data = _offsets_and_data(arr)
+    offsets, data = string_offsets_and_data(arr)
     data = data[offsets[0]:offsets[-1]]
     offsets = offsets - offsets[0]
     lengths = np.diff(offsets)

@@ -30,17 +30,17 @@ from pyhudi.index import table_properties as index_table_properties
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
 from pyhudi.keygen import auto_record_keys, build_key_generator
 from pyhudi.merge import IS_DELETED_FIELD, SUPPORTED_PAYLOADS
-from pyhudi.spark_session import file_task_partitions
 from pyhudi.schema import (arrow_to_avro, avro_json, avro_to_arrow, check_compatible, create_table_avro,
                            storage_schema, with_meta_fields_avro)
+from pyhudi.spark_session import file_task_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import COPY_ON_WRITE, HudiTable, write_partition_metadata
 from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, TEMP_FOLDER, Instant, State, Timeline,
                              commit_metadata_bytes, transition_to_inflight)
 from pyhudi.testing import crash_point
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
-                                      RECORD_KEY,
-                                      STATS_DDL, GroupState, WriteContext, write_file_group, write_sorted_files)
+                                      RECORD_KEY, STATS_DDL, GroupState, WriteContext, write_file_group,
+                                      write_sorted_files)
 from pyhudi.writer.replace import (PARTITIONS_TO_DELETE, REPLACE_OPERATIONS, partitions_to_delete,
                                    replaced_file_ids)
 from pyhudi.writer.transaction import WriteTransaction
@@ -195,13 +195,14 @@ class _Write:
         replace = self.operation in REPLACE_OPERATIONS
         if replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
             self.config = C.HoodieConfig({**self.config.raw, C.SMALL_FILE_LIMIT.key: "0"}, warn_unknown=False)
-        single_action = self.index.is_bucket and not self._needs_partitions_first()
+        partitions_first = self._needs_partitions_first()
+        single_action = self.index.is_bucket and not partitions_first
         if not single_action:   # several Spark actions read the batch: compute it once
             keyed = keyed.persist()
         transaction = WriteTransaction(self.table, self.resolved)
         try:
             partitions = None
-            if self._needs_partitions_first():   # a Spark action of its own; it also surfaces key errors early
+            if partitions_first:   # a Spark action of its own; it also surfaces key errors early
                 partitions = [row[0] for row in _collect_or_raise(keyed.select(PARTITION_PATH).distinct())]
                 self.incoming_partitions = partitions
             if self.operation == "delete_partition":
@@ -334,8 +335,7 @@ class _Write:
             stats = [_write_stat(row) for row in _collect_or_raise(stats_df)]
             self._finish_index_stats(stats)
             return stats
-        finally:
-            tagged.unpersist()
+        finally:   # what the index lookup and _assign_inserts cached
             for item in self._release:
                 item.unpersist()
             self._release.clear()
