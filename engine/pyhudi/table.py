@@ -326,7 +326,7 @@ class FileSystemView:
                 slice_ = slices.setdefault(key, FileSlice(partition, file_id, instant_time))
                 candidate = BaseFile(relative, file_id, token, instant_time, info.size)
                 # Two base files for one slice only happen after a failed retry; keep the newest write token.
-                if slice_.base_file is None or candidate.write_token > slice_.base_file.write_token:
+                if slice_.base_file is None or candidate.newer_attempt_than(slice_.base_file):
                     slice_.base_file = candidate
                 continue
             parsed_log = parse_log_file_name(info.base_name)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pyhudi.file_group.naming import write_token_order
+
 
 @dataclass(frozen=True)
 class BaseFile:
@@ -20,6 +22,10 @@ class BaseFile:
     @property
     def name(self) -> str:
         return self.path.rsplit("/", 1)[-1]
+
+    def newer_attempt_than(self, other: "BaseFile") -> bool:
+        """Of two base files of one slice (a retried task), the later attempt: greater write token, numerically."""
+        return write_token_order(self.write_token) > write_token_order(other.write_token)
 
 
 @dataclass(frozen=True)
@@ -36,7 +42,7 @@ class LogFile:
         return self.path.rsplit("/", 1)[-1]
 
     def sort_key(self):
-        return (self.version, self.write_token)
+        return (self.version, write_token_order(self.write_token))
 
 
 @dataclass

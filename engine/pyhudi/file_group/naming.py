@@ -25,6 +25,12 @@ def write_token(task_partition_id: int, stage_id: int, task_attempt_id: int) -> 
     return f"{task_partition_id}-{stage_id}-{task_attempt_id}"
 
 
+def write_token_order(token: str) -> tuple[int, ...]:
+    """Sort key of a write token: its three numbers, so a retried attempt "0-5-10" sorts after "0-5-9"
+    (as strings it would sort first). An empty token (old log files) sorts before every other."""
+    return tuple(int(part) for part in token.split("-") if part.isdigit()) if token else ()
+
+
 def base_file_name(file_id: str, token: str, instant_time: str) -> str:
     return f"{file_id}_{token}_{instant_time}{BASE_FILE_EXTENSION}"
 
