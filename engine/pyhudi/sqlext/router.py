@@ -16,18 +16,23 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from pyhudi.errors import SqlError
-from pyhudi.sqlext import ddl, dml
+from pyhudi.sqlext import ddl, dml, settings
 from pyhudi.sqlext.query import Resolver, has_hudi_reference, rewrite
 from pyhudi.sqlext.split import Statement, split_statements
 
 _CALL = re.compile(r"^\s*call\s+", re.IGNORECASE)
 
 
-def sql(spark: SparkSession, text: str) -> DataFrame:
-    """Run one or more `;`-separated statements; returns the last statement's DataFrame."""
+def sql(spark: SparkSession, text: str, options: dict | None = None) -> DataFrame:
+    """Run one or more `;`-separated statements; returns the last statement's DataFrame.
+
+    `options` apply to every Hudi write of this call, over session settings and TBLPROPERTIES; a statement opened
+    by `/* pyhudi.options {...} */` adds its own on top (pyhudi.sqlext.settings has the whole order)."""
     result = None
-    for statement in split_statements(text):
-        result = run_statement(spark, statement)
+    with settings.scoped(options):
+        for statement in split_statements(text):
+            with settings.scoped(statement.options):
+                result = run_statement(spark, statement)
     return result if result is not None else _empty(spark)
 
 
