@@ -3,16 +3,24 @@
 `Storage` is small and picklable (it holds only the base URI), so executors rebuild the filesystem themselves.
 Timeline files are published with `create_if_absent`, which is atomic on local disks (write a temporary file,
 then hard-link it to the final name: link fails if the name exists and never exposes a half-written file).
+
+Every path is relative to the base path and stays inside it: `full` refuses `..` and absolute paths, and
+`inside` turns a path read from a timeline file (a plan, commit metadata) into a contained relative path or raises
+CorruptFileError naming the file it came from. A relative local base path is made absolute once, on the driver,
+so executors never resolve it against their own working directory.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
 
 import pyarrow.fs as pafs
+
+from pyhudi.errors import CorruptFileError
 
 
 @dataclass(frozen=True)
@@ -20,6 +28,12 @@ class Storage:
     """Access to one table's base path. `base_uri` may be a local path, file:// URI or an object-store URI."""
 
     base_uri: str
+
+    def __post_init__(self):
+        uri = str(self.base_uri)
+        if "://" not in uri and not uri.startswith("file:"):
+            uri = os.path.abspath(uri)       # resolved here, on the driver: executors get the absolute path
+        object.__setattr__(self, "base_uri", uri)
 
     @cached_property
     def _resolved(self) -> tuple[pafs.FileSystem, str]:
@@ -48,8 +62,35 @@ class Storage:
         return isinstance(self.fs, pafs.LocalFileSystem)
 
     def full(self, relative: str) -> str:
-        """Absolute filesystem path of a path relative to the table base."""
-        return f"{self.base_path}/{relative}" if relative else self.base_path
+        """Absolute filesystem path of a path relative to the table base (never outside it)."""
+        if not relative:
+            return self.base_path
+        if relative.startswith("/") or ".." in relative.split("/"):
+            raise CorruptFileError(f"path {relative!r} is not inside the table base path {self.base_path}; "
+                                   "pyhudi only touches files of the table")
+        return f"{self.base_path}/{relative}"
+
+    def inside(self, path: str, source: str, allow_base: bool = False) -> str:
+        """The relative path, inside the base path, of `path` read from the timeline file `source` (a full URI,
+        an absolute path or a relative one). CorruptFileError naming both when it points outside the table."""
+        relative = str(path)
+        for prefix in (self.uri(""), "file:" + self.base_path, self.base_path):
+            if relative == prefix:
+                relative = ""
+                break
+            if relative.startswith(prefix + "/"):
+                relative = relative[len(prefix) + 1:]
+                break
+        else:
+            if "://" in relative or relative.startswith(("/", "file:")):
+                relative = None
+        normal = posixpath.normpath(relative) if relative else ""
+        if relative is None or normal.startswith("../") or normal == ".." or normal.startswith("/") \
+                or (normal in ("", ".") and not allow_base) or normal != relative.rstrip("/"):
+            raise CorruptFileError(f"{source} names the path {path!r}, which is not inside the table base path "
+                                   f"{self.base_path}; the file is corrupt or was tampered with: restore it from "
+                                   "a backup or remove it (pyhudi never follows such a path)")
+        return "" if normal == "." else normal
 
     def uri(self, relative: str = "") -> str:
         """A URI Spark can read (file:// for local paths)."""
@@ -120,6 +161,23 @@ class Storage:
             self.fs.delete_file(self.full(relative))
         except FileNotFoundError:
             pass
+
+    def delete_empty_dirs(self, relative: str) -> None:
+        """Remove the folder `relative` and then its parents (never the base path) while they are empty."""
+        while relative:
+            if self.is_local:
+                try:
+                    os.rmdir(self.full(relative))
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    return       # not empty
+            else:
+                selector = pafs.FileSelector(self.full(relative), allow_not_found=True)
+                if self.fs.get_file_info(selector):
+                    return
+                self.delete_dir(relative)
+            relative = relative.rsplit("/", 1)[0] if "/" in relative else ""
 
     def delete_dir(self, relative: str) -> None:
         try:

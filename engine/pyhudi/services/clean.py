@@ -28,7 +28,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Iterable, Mapping
 
 from pyhudi import config as C
-from pyhudi.errors import ConfigError, TimelineError
+from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name, partition_of
 from pyhudi.services import avro_metadata as avro
 from pyhudi.storage import Storage
@@ -436,22 +436,14 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     t = instant.time
     plan_bytes = storage.read_bytes(f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}")
     plan = avro.from_bytes(plan_bytes, f"{storage.base_uri}/{METAFOLDER}/{t}.clean.requested")
+    source = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+    per_partition = _planned_files(storage, plan, source)      # checked before anything changes
+    emptied = [storage.inside(p, source, allow_base=True) for p in plan.get("partitionsToBeDeleted") or []]
     if instant.state == State.REQUESTED:
         transition_to_inflight(storage, instant.with_state(State.REQUESTED), plan_bytes)
-    per_partition = {p: [posixpath.basename(f["filePath"]) for f in files if f.get("filePath")]
-                     for p, files in (plan.get("filePathsToBeDeletedPerPartition") or {}).items()}
-    if not per_partition and plan.get("filesToBeDeletedPerPartition"):   # version-1 plans: file names
-        per_partition = {p: [posixpath.basename(n) for n in names]
-                         for p, names in plan["filesToBeDeletedPerPartition"].items()}
     paths = [_join(p, name) for p, names in per_partition.items() for name in names]
     failed = set(_delete_files(spark, storage, paths))
-    deleted_partitions = set()
-    for partition in plan.get("partitionsToBeDeleted") or []:
-        if partition and not any(parse_base_file_name(i.base_name) or parse_log_file_name(i.base_name)
-                                 for i in storage.list_files(partition)):
-            storage.delete_file(f"{partition}/{PARTITION_METAFILE}")
-            storage.delete_dir(partition)
-            deleted_partitions.add(partition)
+    deleted_partitions = {p for p in emptied if p and _delete_partition_if_empty(storage, p)}
     retain = (plan.get("earliestInstantToRetain") or {}).get("timestamp") or ""
     timeline = table.timeline()
     last_commit = [i.time for i in timeline.completed_writes() if i.time < t]
@@ -479,6 +471,38 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
                                     avro.to_bytes(CLEAN_METADATA_SCHEMA, metadata)):
         raise TimelineError(f"clean {t} of {storage.base_uri} was completed by another writer")
     return metadata
+
+
+def _planned_files(storage: Storage, plan: dict, source: str) -> dict[str, list[str]]:
+    """partition -> names of the data files the plan deletes; every path checked to be a data file inside the
+    table (CorruptFileError naming the plan otherwise)."""
+    per_partition: dict[str, list[str]] = {}
+    entries = [(p, f.get("filePath")) for p, files in (plan.get("filePathsToBeDeletedPerPartition") or {}).items()
+               for f in files if f.get("filePath")]
+    if not entries:                                  # version-1 plans: file names per partition
+        entries = [(p, _join(p, posixpath.basename(n)))
+                   for p, names in (plan.get("filesToBeDeletedPerPartition") or {}).items() for n in names]
+    for partition, path in entries:
+        partition = storage.inside(partition, source, allow_base=True) if partition else ""
+        relative = storage.inside(path, source)
+        name = posixpath.basename(relative)
+        if partition_of(relative) != partition or relative.startswith(METAFOLDER + "/") or \
+                not (parse_base_file_name(name) or parse_log_file_name(name)):
+            raise CorruptFileError(f"{source} names the path {path!r} in partition {partition!r}, which is not a "
+                                   "data file of that partition; the clean plan is corrupt: remove it")
+        per_partition.setdefault(partition, []).append(name)
+    return per_partition
+
+
+def _delete_partition_if_empty(storage: Storage, partition: str) -> bool:
+    """Delete a cleaned-out partition: its metadata file only once no data file is left in its folder, then the
+    folder only if empty. A nested partition (a value containing '/') below it keeps its files and folder."""
+    if any(parse_base_file_name(i.base_name) or parse_log_file_name(i.base_name)
+           for i in storage.list_files(partition)):
+        return False
+    storage.delete_file(f"{partition}/{PARTITION_METAFILE}")
+    storage.delete_empty_dirs(partition)
+    return True
 
 
 def _delete_files(spark, storage: Storage, paths: list[str]) -> list[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from typing import Mapping
 
-from pyhudi.errors import TimelineError
+from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
 from pyhudi.services import avro_metadata as avro
 from pyhudi.storage import Storage
@@ -72,8 +72,32 @@ def rollback_to_instant(spark, path, instant_time: str) -> bool:
     if later:
         raise RollbackError(f"cannot roll back {instant_time} of table {base}: instants after it are pending "
                             f"({', '.join(str(i) for i in later)}); finish or roll them back first")
+    _refuse_if_cleaned(table, timeline, target)
     rollback(table, _resolve_action(table.storage, target), timeline)
     return True
+
+
+def _refuse_if_cleaned(table: HudiTable, timeline: Timeline, target: Instant) -> None:
+    """Rolling back `target` makes the table fall back to the file slices before it. When the cleaner already
+    deleted those (e.g. KEEP_LATEST_FILE_VERSIONS with 1 version), the rollback would lose the rows: refuse, as Hudi
+    refuses to savepoint or restore beyond the cleaner's window."""
+    before = [i for i in timeline.completed_writes() if i.time < target.time]
+    if not before:
+        return
+    meta = timeline.read_metadata(target)
+    needed = {(p, s.get("fileId")) for p, stats in (meta.get("partitionToWriteStats") or {}).items() for s in stats
+              if str(s.get("prevCommit") or "null") != "null"}
+    needed |= {(p, f) for p, ids in (meta.get("partitionToReplaceFileIds") or {}).items() for f in ids}
+    present = table.view(as_of=before[-1].time, timeline=timeline).file_groups
+    missing = sorted(f"{p}/{f}" if p else str(f) for p, f in needed if (p, f) not in present)
+    if missing:
+        cleans = [i.time for i in timeline.completed(["clean"]) if i.time > before[-1].time]
+        raise RollbackError(
+            f"cannot roll back {target.time} of table {table.storage.base_uri}: the file slices the table would "
+            f"fall back to are gone (file groups {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}"
+            f"{'; deleted by clean ' + ', '.join(cleans) if cleans else ''}). Rolling back would lose their rows; "
+            "the table is left unchanged. Restore a savepoint taken before the commit instead, or keep more "
+            "versions (hoodie.cleaner.commits.retained / hoodie.cleaner.fileversions.retained)")
 
 
 def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> dict:
@@ -95,6 +119,9 @@ def _run_restore(table: HudiTable, restore_time: str, plan: dict) -> dict:
     started = time.time()
     per_instant: dict[str, list] = {}
     for index, info in enumerate(plan["instantsToRollback"]):
+        if not str(info.get("commitTime") or "").isdigit() or not str(info.get("action") or "").isalpha():
+            raise CorruptFileError(f"{METAFOLDER}/{restore_time}.restore.requested names {info!r} as an instant to "
+                                   "roll back, which is not an instant; the restore plan is corrupt: remove it")
         timeline = table.timeline()
         target = Instant(info["commitTime"], info["action"], State.COMPLETED)
         if not _instant_files(table.storage, target):
@@ -190,8 +217,10 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
     written = set(_marked_files(storage, target.time))
     if target.is_completed:
         meta = Timeline(storage, []).read_metadata(target)   # a compaction's completed file is `<t>.commit`
+        completed_action = COMMIT if target.action == COMPACTION else target.action
+        source = f"{METAFOLDER}/{Instant(target.time, completed_action).file_name}"
         for stats in (meta.get("partitionToWriteStats") or {}).values():
-            written.update(s["path"] for s in stats if s.get("path"))
+            written.update(storage.inside(s["path"], source) for s in stats if s.get("path"))
     base_path = storage.base_path
     for info in storage.list_files("", recursive=True):   # base files named with the instant (no marker left)
         relative = info.path[len(base_path) + 1:]
@@ -219,12 +248,34 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
             "RollbackRequests": list(requests.values()), "version": 1}
 
 
+def _checked_plan(storage: Storage, plan: dict, source: str) -> tuple[Instant, list[tuple[dict, list, list]]]:
+    """The plan's target and, per request, the relative paths of files to delete and of logs to append to; every
+    path inside the table and outside `.hoodie` (CorruptFileError naming the plan file otherwise)."""
+    info = plan.get("instantToRollback") or {}
+    commit_time, action = str(info.get("commitTime") or ""), str(info.get("action") or "")
+    if not commit_time.isdigit() or not action.isalpha():
+        raise CorruptFileError(f"{source} names the instant {commit_time!r} ({action!r}) to roll back, which is "
+                               "not an instant; the rollback plan is corrupt: remove it")
+
+    def data_file(full: str) -> str:
+        relative = storage.inside(full, source)
+        if relative.startswith(METAFOLDER + "/"):
+            raise CorruptFileError(f"{source} names {full!r}, a timeline file, as a data file to roll back; the "
+                                   "rollback plan is corrupt: remove it")
+        return relative
+
+    requests = [(request, [(full, data_file(full)) for full in request.get("filesToBeDeleted") or []],
+                 [(full, data_file(full)) for full in request.get("logBlocksToBeDeleted") or {}])
+                for request in plan.get("RollbackRequests") or []]
+    return Instant(commit_time, action, State.COMPLETED), requests
+
+
 def _execute(table: HudiTable, rollback_time: str, plan: dict, publish: bool = True,
              publish_inflight: bool = True) -> dict:
     storage = table.storage
     started = time.time()
-    info = plan["instantToRollback"]
-    target = Instant(info["commitTime"], info["action"], State.COMPLETED)
+    target, requests = _checked_plan(storage, plan, f"{METAFOLDER}/{rollback_time}.rollback.requested"
+                                     if publish else f"{METAFOLDER}/{rollback_time}.restore.requested")
     if publish and publish_inflight:
         _create(storage, Instant(rollback_time, ROLLBACK, State.INFLIGHT), b"")
     # Readers stop seeing the target first, then its files go.
@@ -232,18 +283,17 @@ def _execute(table: HudiTable, rollback_time: str, plan: dict, publish: bool = T
     crash_point("rollback.after_instant_deleted")
     partitions: dict[str, dict] = {}
     deleted = 0
-    for request in plan.get("RollbackRequests") or []:
+    for request, files, logs in requests:
         entry = partitions.setdefault(request["partitionPath"], {
             "partitionPath": request["partitionPath"], "successDeleteFiles": [], "failedDeleteFiles": [],
             "rollbackLogFiles": None, "writtenLogFiles": None})
-        for full in request.get("filesToBeDeleted") or []:
-            relative = _relative(storage, full)
+        for full, relative in files:
             if storage.exists(relative):
                 storage.delete_file(relative)
                 entry["successDeleteFiles"].append(full)
                 deleted += 1
-        for full in (request.get("logBlocksToBeDeleted") or {}):
-            size = _append_rollback_block(storage, _relative(storage, full), rollback_time, target.time)
+        for full, relative in logs:
+            size = _append_rollback_block(storage, relative, rollback_time, target.time)
             entry["rollbackLogFiles"] = {**(entry["rollbackLogFiles"] or {}), full: size}
     for instant_file in _instant_files(storage, target):
         storage.delete_file(f"{METAFOLDER}/{instant_file}")
@@ -261,13 +311,6 @@ def _execute(table: HudiTable, rollback_time: str, plan: dict, publish: bool = T
 def _create(storage: Storage, instant: Instant, content: bytes) -> None:
     if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content):
         raise TimelineError(f"instant {instant} already exists in {storage.base_uri}/{METAFOLDER}")
-
-
-def _relative(storage: Storage, full: str) -> str:
-    for prefix in (storage.uri(""), "file:" + storage.base_path, storage.base_path):
-        if full.startswith(prefix + "/"):
-            return full[len(prefix) + 1:]
-    return full
 
 
 def _resolve_action(storage: Storage, instant: Instant) -> Instant:
@@ -303,10 +346,13 @@ def _has_other_instants(storage: Storage, relative: str, instant_time: str) -> b
     from pyhudi.file_group.log_file import read_log_file
 
     try:
-        blocks = read_log_file(storage.fs, storage.full(relative), decode=False)
-    except Exception:  # noqa: BLE001 - an unreadable (half-written) log file of a failed write is deleted
-        return False
-    return any(b.instant_time not in (None, instant_time) for b in blocks)
+        # Corrupt (half-written) blocks are skipped by the reader; what fails here is the file itself.
+        return any(b.instant_time not in (None, instant_time)
+                   for b in read_log_file(storage.fs, storage.full(relative), decode=False))
+    except Exception as error:  # noqa: BLE001 - never guess: deleting a shared log would lose other commits
+        raise CorruptFileError(f"cannot read the log file {storage.full(relative)} to decide whether it holds other "
+                               f"commits' blocks besides {instant_time} ({error}); nothing was rolled back. Fix "
+                               "the file's access (or restore it) and retry") from error
 
 
 def _append_rollback_block(storage: Storage, relative: str, rollback_time: str, target_time: str) -> int:
