@@ -113,7 +113,7 @@ def default_location(spark: SparkSession, database: str | None, name: str) -> st
     return location_to_path(uri.toString())
 
 
-def _sql_string(text: str) -> str:
+def sql_string(text: str) -> str:
     return "'" + str(text).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
@@ -135,9 +135,9 @@ def register(spark: SparkSession, database: str | None, name: str, data_schema: 
     if partition_columns:
         text += " PARTITIONED BY (" + ", ".join(f"`{c}`" for c in partition_columns) + ")"
     if location is not None:
-        text += f" LOCATION {_sql_string(location)}"
+        text += f" LOCATION {sql_string(location)}"
     if properties:
-        text += " TBLPROPERTIES (" + ", ".join(f"{_sql_string(k)} = {_sql_string(v)}"
+        text += " TBLPROPERTIES (" + ", ".join(f"{sql_string(k)} = {sql_string(v)}"
                                                 for k, v in properties.items()) + ")"
     spark.sql(text)
     entry = lookup(spark, None, database, name)

@@ -9,15 +9,18 @@ LOCATION says otherwise.
 from __future__ import annotations
 
 import json
-import shutil
+import uuid
 
 from pyspark.sql import DataFrame, SparkSession
+from pyarrow import fs as pafs
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from sqlglot import exp
 
 from pyhudi import config as C
 from pyhudi.errors import SqlError
 from pyhudi.sqlext import catalog
+from pyhudi.sqlext import location as location_rules
 from pyhudi.sqlext.query import Resolver
 
 HIVE_STYLE_DEFAULT = "true"
@@ -118,25 +121,43 @@ def _catalog_properties(options: dict, table) -> dict:
     return out
 
 
+def _partitions_last(schema: T.StructType, partitions: list[str], name: str) -> tuple[T.StructType, list[str]]:
+    """Hudi's (and Spark's) column order for a partitioned table: the other columns as given, then the partition
+    columns in PARTITIONED BY order. The catalog schema, hoodie.properties and the data files all use it.
+    Returns the schema and the partition names as the columns spell them."""
+    by_lower = {f.name.lower(): f for f in schema.fields}
+    missing = [p for p in partitions if p.lower() not in by_lower]
+    if missing:
+        raise SqlError(f"CREATE TABLE {name}: partition column(s) {', '.join(missing)} are not among the columns "
+                       f"({', '.join(f.name for f in schema.fields)}); add them to the column list or the SELECT, "
+                       "or fix PARTITIONED BY")
+    lowered = [p.lower() for p in partitions]
+    repeated = sorted({p for p in lowered if lowered.count(p) > 1})
+    if repeated:
+        raise SqlError(f"CREATE TABLE {name}: PARTITIONED BY names {', '.join(repeated)} more than once")
+    last = [by_lower[p] for p in lowered]
+    rest = [f for f in schema.fields if f.name.lower() not in lowered]
+    return T.StructType(rest + last), [f.name for f in last]
+
+
 def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, query_df: DataFrame | None = None):
-    """CREATE TABLE ... USING hudi, and CTAS when query_df is given (the query's rows are written)."""
+    """CREATE [OR REPLACE] TABLE ... USING hudi, and CTAS when query_df is given (the query's rows are written)."""
     target = stmt.this.this if isinstance(stmt.this, exp.Schema) else stmt.this
     name = target.name
     database = target.db or spark.catalog.currentDatabase()
     existing = resolver.entry(target)
+    replace = bool(stmt.args.get("replace")) and existing is not None
     if existing is not None:
         if stmt.args.get("exists"):
             return None
-        if stmt.args.get("replace") and existing.is_hudi:
-            drop_table(spark, existing, purge=False)
-        elif stmt.args.get("replace"):
-            spark.sql(f"DROP TABLE {existing.qualified}")
-        else:
+        if not replace:
             spark.sql(f"CREATE TABLE {existing.qualified} (id INT) USING parquet")  # Spark's own "already exists"
     options, partitions, location, typed_partitions = _table_options(stmt)
     for key in list(options):
         if key.lower() == "path" and location is None:
             location = options.pop(key)
+    if location is not None:
+        location_rules.check_new_location(location, name)
     managed = location is None
     path = location if location is not None else catalog.default_location(spark, database, name)
 
@@ -156,7 +177,8 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
         extra = [f for f in _struct_from_defs(spark, typed_partitions).fields if f.name.lower() not in names]
         data_schema = T.StructType(list(data_schema.fields) + extra)
 
-    if HudiTable.exists(path):
+    replaces_own_files = replace and existing.is_hudi and _same_path(existing.location, path)
+    if HudiTable.exists(path) and not replaces_own_files:
         if query_df is not None:
             raise SqlError(f"CREATE TABLE {name} AS SELECT: {path} already holds a Hudi table; use INSERT INTO, "
                            "or CREATE TABLE ... LOCATION without AS SELECT to register it")
@@ -165,43 +187,91 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
             from pyhudi.reader.plan import table_schema
             from pyspark.sql.pandas.types import from_arrow_schema
             data_schema = from_arrow_schema(table_schema(table))
-        partitions = partitions or table.properties.partition_fields
-        entry = catalog.register(spark, database, name, data_schema, partitions, path,
-                                 _catalog_properties(options, table))
-        return entry
+        data_schema, partitions = _partitions_last(data_schema, partitions or table.properties.partition_fields,
+                                                   name)
+        if replace:
+            drop_table(spark, existing, purge=False)
+        return catalog.register(spark, database, name, data_schema, partitions, path,
+                                _catalog_properties(options, table))
 
+    data_schema, partitions = _partitions_last(data_schema, partitions, name)
+    if query_df is not None:
+        query_df = query_df.select(*[F.col(f"`{f.name}`") for f in data_schema.fields])
     resolved = hudi_options(options, partitions, name, database)
-    missing = [c for c in partitions if c.lower() not in {f.name.lower() for f in data_schema.fields}]
-    if missing:
-        raise SqlError(f"CREATE TABLE {name}: partition column(s) {', '.join(missing)} are not among the columns")
+    if replace:
+        return _replace(spark, existing, path, managed, resolved, data_schema, partitions, options, query_df)
     entry = catalog.register(spark, database, name, data_schema, partitions, None if managed else path, {})
     try:
-        table = create_hudi_files(entry.location, resolved, data_schema, name)
-        spark.sql(f"ALTER TABLE {entry.qualified} SET TBLPROPERTIES (" + ", ".join(
-            f"{catalog._sql_string(k)} = {catalog._sql_string(v)}"
-            for k, v in _catalog_properties(options, table).items()) + ")")
-        entry = catalog.lookup(spark, None, database, name)
-        catalog.stamp_base_path(spark, entry)
-        entry = catalog.lookup(spark, None, database, name)
-        if query_df is not None:
-            from pyhudi.sqlext.dml import write_rows
-            write_rows(spark, entry, query_df, operation=None)
+        table = _build(spark, entry, entry.location, resolved, data_schema, options, query_df)
+        return _finish_catalog(spark, entry, options, table)
     except BaseException:
         drop_table(spark, entry, purge=managed)
         raise
-    return entry
+
+
+def _same_path(a: str, b: str) -> bool:
+    return a.rstrip("/") == b.rstrip("/")
+
+
+def _build(spark: SparkSession, entry: catalog.CatalogEntry, path: str, resolved: dict, data_schema: T.StructType,
+           options: dict, query_df: DataFrame | None):
+    """A new Hudi table at `path`: hoodie.properties, then the query's rows (one commit)."""
+    from pyhudi.sqlext.dml import write_rows
+    table = create_hudi_files(path, resolved, data_schema, entry.name)
+    if query_df is not None:
+        staged = catalog.CatalogEntry(entry.database, entry.name, catalog.PROVIDER, path, entry.managed,
+                                      _catalog_properties(options, table), entry.partition_columns, entry.schema)
+        write_rows(spark, staged, query_df, operation=None)
+    return table
+
+
+def _finish_catalog(spark: SparkSession, entry: catalog.CatalogEntry, options: dict, table) -> catalog.CatalogEntry:
+    spark.sql(f"ALTER TABLE {entry.qualified} SET TBLPROPERTIES (" + ", ".join(
+        f"{catalog.sql_string(k)} = {catalog.sql_string(v)}"
+        for k, v in _catalog_properties(options, table).items()) + ")")
+    entry = catalog.lookup(spark, None, entry.database, entry.name)
+    catalog.stamp_base_path(spark, entry)
+    return catalog.lookup(spark, None, entry.database, entry.name)
+
+
+def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, managed: bool, resolved: dict,
+             data_schema: T.StructType, partitions: list[str], options: dict, query_df: DataFrame | None):
+    """CREATE OR REPLACE over an existing table: the new table is built in a staging folder beside `path` first
+    (its query may read the old table, and a failing query leaves the old table as it was), then the old
+    table goes and the staged files move in."""
+    staging = f"{path.rstrip('/')}.pyhudi-replace-{uuid.uuid4().hex[:12]}"
+    draft = catalog.CatalogEntry(existing.database, existing.name, catalog.PROVIDER, staging, managed, {},
+                                 partitions, catalog.catalog_schema(data_schema))
+    try:
+        _build(spark, draft, staging, resolved, data_schema, options, query_df)
+    except BaseException:
+        _remove_folder(staging)
+        raise
+    drop_table(spark, existing, purge=existing.is_hudi and _same_path(existing.location, path))
+    entry = catalog.register(spark, existing.database, existing.name, data_schema, partitions,
+                             None if managed else path, {})
+    from pyhudi.storage import Storage
+    from pyhudi.table import HudiTable
+    source, target = Storage(staging), Storage(entry.location)
+    target.makedirs("")
+    for info in source.fs.get_file_info(pafs.FileSelector(source.base_path)):
+        source.fs.move(info.path, target.full(info.base_name))
+    _remove_folder(staging)
+    return _finish_catalog(spark, entry, options, HudiTable.load(entry.location))
+
+
+def _remove_folder(path: str) -> None:
+    """Delete a staging folder pyhudi created itself (wholly ours)."""
+    from pyhudi.storage import Storage
+    Storage(path).delete_dir("")
 
 
 def drop_table(spark: SparkSession, entry: catalog.CatalogEntry, purge: bool) -> None:
-    """DROP TABLE: the catalog entry always; the files too for managed tables or PURGE (as Hudi does)."""
+    """DROP TABLE: the catalog entry always; for managed tables or PURGE also the table's own files (as Hudi
+    does), never other files in its folder."""
     spark.sql(f"DROP TABLE {entry.qualified}")
     if entry.managed or purge:
-        from pyhudi.storage import Storage
-        storage = Storage(entry.location)
-        if storage.is_local:
-            shutil.rmtree(storage.base_path, ignore_errors=True)
-        elif storage.exists(""):
-            storage.delete_dir("")
+        location_rules.delete_table_files(entry.location)
 
 
 def add_columns(spark: SparkSession, entry: catalog.CatalogEntry, defs: list[exp.ColumnDef]) -> None:

@@ -26,6 +26,20 @@ class Param:
     name: str
     required: bool = False
     default: Any = None
+    kind: str = ""      # "int", "bool" or "string"; empty: from the name (INT_PARAMS, BOOL_PARAMS)
+
+    @property
+    def type(self) -> str:
+        return self.kind or ("int" if self.name in INT_PARAMS else "bool" if self.name in BOOL_PARAMS
+                             else "string")
+
+
+INT_PARAMS = {"limit", "min_commits", "max_commits", "retain_commits", "hours_retained", "file_versions_retained",
+              "trigger_max_commits"}
+BOOL_PARAMS = {"schedule_in_line", "enable_metadata", "include_max", "include_in_flight", "include_inflight",
+               "exclude_compaction", "merge"}
+_EXAMPLES = {"int": "an integer, e.g. {name} => 10", "bool": "a boolean, e.g. {name} => true",
+             "string": "a string, e.g. {name} => 'value'"}
 
 
 @dataclass
@@ -103,7 +117,29 @@ def bind(proc: Procedure, positional: list, named: dict) -> dict:
                 raise SqlError(f"CALL {proc.name}: argument {param.name!r} is required "
                                f"(arguments: {', '.join(names)})")
             args[param.name] = param.default
+        else:
+            args[param.name] = _typed(proc, param, args[param.name])
     return args
+
+
+def _typed(proc: Procedure, param: Param, value: Any) -> Any:
+    """The argument as its parameter's type (Hudi's procedures declare one per parameter); a value of another
+    type is refused with the argument's name, its type and the procedure."""
+    kind = param.type
+    if kind == "int":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value)
+    elif kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+    elif not isinstance(value, bool):
+        return str(value)
+    raise SqlError(f"CALL {proc.name}: argument {param.name!r} must be "
+                   f"{_EXAMPLES[kind].format(name=param.name)}; got {value!r}")
 
 
 def call(spark: SparkSession, text: str) -> DataFrame:
@@ -117,17 +153,25 @@ def call(spark: SparkSession, text: str) -> DataFrame:
 
 def _path(spark: SparkSession, args: dict) -> str:
     """The table's base path from `table` (a catalog name) or `path`."""
+    return _target(spark, args)[0]
+
+
+def _target(spark: SparkSession, args: dict) -> tuple[str, dict]:
+    """(base path, the hoodie.* settings in the table's TBLPROPERTIES) from `table` or `path` (no settings)."""
     if args.get("path"):
-        return str(args["path"])
+        return str(args["path"]), {}
     table = args.get("table")
     if not table:
         raise SqlError("the procedure needs table => 'name' or path => '/base/path'")
+    from pyhudi import config as C
     from pyhudi.sqlext.query import Resolver
     entry = Resolver(spark).entry_by_name(str(table))
     if entry is None or not entry.is_hudi:
         raise SqlError(f"{table!r} is not a Hudi table in the catalog; create it with CREATE TABLE ... USING hudi "
                        "or pass path => '/base/path'")
-    return entry.location
+    settings = {k: v for k, v in C.normalize_options(entry.properties).items()
+                if k.startswith("hoodie.") and not k.startswith("hoodie.table.")}
+    return entry.location, settings
 
 
 def _engine(name: str):
@@ -163,18 +207,25 @@ _COMPACTION_OUT = _schema(("timestamp", _S), ("operation_size", _I), ("state", _
 
 
 @procedure("run_compaction", [Param("op", True), Param("table"), Param("path"), Param("timestamp"),
-                              Param("options")], _COMPACTION_OUT, aliases=("compact",))
+                              Param("options")], _COMPACTION_OUT)
 def _run_compaction(spark, args):
     """Schedule and/or execute merge-on-read compaction (op: schedule, run/execute, scheduleAndExecute)."""
     import pyhudi
-    path = _path(spark, args)
+    path, settings = _target(spark, args)
     op = str(args["op"]).lower()
     ops = {"schedule": "schedule", "run": "execute", "execute": "execute", "scheduleandexecute": "scheduleAndExecute"}
     if op not in ops:
         raise SqlError(f"run_compaction: op {args['op']!r} is not one of schedule, run, execute, scheduleAndExecute")
-    options = _options(args.get("options"))
+    options = {**settings, **_options(args.get("options"))}
     instants = pyhudi.compact(spark, path, ops[op], args.get("timestamp"), options) or []
     return _compactions(path, set(instants))
+
+
+@procedure("compact", [Param("table"), Param("path"), Param("op", default="scheduleAndExecute"),
+                       Param("timestamp"), Param("options")], _COMPACTION_OUT)
+def _compact(spark, args):
+    """Short form of run_compaction: schedule and execute a compaction of the table (or `op`)."""
+    return _run_compaction(spark, args)
 
 
 def _options(text) -> dict:
@@ -322,19 +373,21 @@ _CLEAN_OUT = _schema(("start_clean_time", _S), ("time_taken_in_millis", _L), ("t
                      ("earliest_commit_to_retain", _S), ("bootstrap_part_metadata", _S), ("version", _I))
 
 
-@procedure("run_clean", [Param("table", True), Param("schedule_in_line", default=True), Param("clean_policy"),
+@procedure("run_clean", [Param("table"), Param("schedule_in_line", default=True), Param("clean_policy"),
                          Param("retain_commits"), Param("hours_retained"), Param("file_versions_retained"),
-                         Param("trigger_strategy"), Param("trigger_max_commits"), Param("options")],
+                         Param("trigger_strategy"), Param("trigger_max_commits"), Param("options"), Param("path")],
            _CLEAN_OUT, aliases=("clean",))
 def _run_clean(spark, args):
-    """Delete file versions the cleaner policy no longer retains."""
-    options = _options(args.get("options"))
+    """Delete file versions the cleaner policy no longer retains (the table's hoodie.cleaner.* TBLPROPERTIES
+    unless the call's arguments say otherwise)."""
+    path, settings = _target(spark, args)
+    options = {**settings, **_options(args.get("options"))}
     for arg, key in (("clean_policy", "hoodie.cleaner.policy"), ("retain_commits", "hoodie.cleaner.commits.retained"),
                      ("hours_retained", "hoodie.cleaner.hours.retained"),
                      ("file_versions_retained", "hoodie.cleaner.fileversions.retained")):
         if args.get(arg) is not None:
             options[key] = str(args[arg])
-    result = _engine("clean")(spark, _path(spark, args), options)
+    result = _engine("clean")(spark, path, options)
     if not result:
         return []
     return [(result.get("startCleanTime"), result.get("timeTakenInMillis"), result.get("totalFilesDeleted"),

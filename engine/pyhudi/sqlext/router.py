@@ -16,7 +16,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from pyhudi.errors import SqlError
-from pyhudi.sqlext import ddl, dml, settings
+from pyhudi.sqlext import alter, ddl, dml, settings
 from pyhudi.sqlext.query import Resolver, has_hudi_reference, rewrite
 from pyhudi.sqlext.split import Statement, split_statements
 
@@ -83,6 +83,9 @@ def run_statement(spark: SparkSession, statement: Statement) -> DataFrame:
 
 
 def _dispatch(spark: SparkSession, resolver: Resolver, statement: Statement, tree: exp.Expression) -> DataFrame:
+    handled = alter.dispatch(spark, resolver, statement.text, tree)   # partitions, TRUNCATE, TBLPROPERTIES
+    if handled is not None:
+        return handled
     if isinstance(tree, exp.Create):
         if ddl.is_hudi_create(tree):
             query = tree.args.get("expression")

@@ -1,0 +1,256 @@
+"""Partition and property statements on Hudi tables, as Hudi's Spark SQL runs them:
+
+- `ALTER TABLE t DROP [IF EXISTS] PARTITION (k=v, ...)[, PARTITION (...)]`: a `delete_partition` replacecommit;
+- `TRUNCATE TABLE t [PARTITION (...)]`: a replacecommit too (the table's history stays, unlike Hudi's own
+  TRUNCATE, which deletes the timeline and files and starts a new table);
+- `SHOW PARTITIONS t [PARTITION (...)]`: the partitions of the latest snapshot, one `k=v/k2=v2` row each;
+- `ALTER TABLE t SET / UNSET TBLPROPERTIES`: kept in the catalog; SQL writes read them as write options, so
+  hoodie.* service settings take effect on the next write. The table's identity cannot change this way.
+
+A partition spec may name some of the partition columns (every partition matching them is meant).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+from sqlglot import exp
+
+from pyhudi import config as C
+from pyhudi.errors import SqlError
+from pyhudi.keygen.pathcodec import escape_path_name, unescape_path_name
+from pyhudi.sqlext import catalog
+
+# Keys that restate what hoodie.properties fixes when the table is created (record key, partitioning, type).
+IDENTITY_KEYS = {"primarykey", "precombinefield", "type", "hoodie.datasource.write.recordkey.field",
+                 "hoodie.datasource.write.precombine.field", "hoodie.datasource.write.partitionpath.field",
+                 "hoodie.datasource.write.table.type", "hoodie.datasource.write.keygenerator.class",
+                 "hoodie.datasource.write.hive_style_partitioning", "hoodie.datasource.write.partitionpath.urlencode",
+                 "hoodie.table.name", "hoodie.database.name"}
+
+
+def spec_values(partition: exp.Expression) -> dict[str, str | None]:
+    """`PARTITION (k='v', n=1)` -> {'k': 'v', 'n': '1'}."""
+    out: dict[str, str | None] = {}
+    for item in partition.expressions:
+        if not isinstance(item, exp.EQ):
+            raise SqlError(f"{partition.sql('spark')}: give each partition column a value, e.g. PARTITION (dt='x')")
+        value = item.expression
+        if isinstance(value, exp.Null):
+            out[item.this.name] = None
+        elif isinstance(value, exp.Boolean):
+            out[item.this.name] = "true" if value.this else "false"
+        elif isinstance(value, exp.Literal):
+            out[item.this.name] = str(value.this)
+        else:
+            raise SqlError(f"{partition.sql('spark')}: partition values must be literals")
+    return out
+
+
+def _table(entry: catalog.CatalogEntry):
+    from pyhudi.table import HudiTable
+    return HudiTable.load(entry.location)
+
+
+def _partitions(entry: catalog.CatalogEntry) -> list[tuple[str, dict[str, str]]]:
+    """(partition path, {column: value}) of every partition in the table's latest snapshot."""
+    table = _table(entry)
+    props = table.properties
+    fields = props.partition_fields
+    out = []
+    for path in table.view().partitions():
+        parts = path.split("/")
+        if props.hive_style:
+            values = dict(p.split("=", 1) for p in parts if "=" in p)
+        else:   # positional; a value holding "/" (urlencode=false) keeps its slashes in the last field
+            values = dict(zip(fields, parts[:len(fields) - 1] + ["/".join(parts[len(fields) - 1:])]))
+        if props.url_encode or props.hive_style:
+            values = {k: unescape_path_name(v) for k, v in values.items()}
+        out.append((path, values))
+    return out
+
+
+def matching_partitions(entry: catalog.CatalogEntry, spec: dict[str, str | None], statement: str) -> list[str]:
+    """Partition paths whose values match every column the spec names."""
+    columns = {c.lower(): c for c in entry.partition_columns}
+    if not columns:
+        raise SqlError(f"{statement} {entry.name}: the table is not partitioned; a PARTITION clause does not apply")
+    unknown = [k for k in spec if k.lower() not in columns]
+    if unknown:
+        raise SqlError(f"{statement} {entry.name}: {', '.join(unknown)} is not a partition column; the partition "
+                       f"columns are {', '.join(entry.partition_columns)}")
+    wanted = {columns[k.lower()]: v for k, v in spec.items()}
+    found = []
+    for path, values in _partitions(entry):
+        lowered = {k.lower(): v for k, v in values.items()}
+        if all(_same_value(lowered.get(col.lower()), value) for col, value in wanted.items()):
+            found.append(path)
+    return found
+
+
+def _same_value(stored: str | None, wanted: str | None) -> bool:
+    if wanted is None or wanted == "":
+        return stored in ("__HIVE_DEFAULT_PARTITION__", "default", None)
+    return stored == wanted
+
+
+def _spec_text(spec: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in spec.items())
+
+
+def drop_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: exp.Expression) -> None:
+    """ALTER TABLE t DROP [IF EXISTS] PARTITION (...): one delete_partition replacecommit for all specs."""
+    if_exists = bool(action.args.get("exists"))
+    paths: list[str] = []
+    for partition in action.expressions:
+        spec = spec_values(partition)
+        found = matching_partitions(entry, spec, "ALTER TABLE DROP PARTITION on")
+        if not found and not if_exists:
+            existing = [p for p, _ in _partitions(entry)]
+            shown = ", ".join(existing[:10]) + (" ..." if len(existing) > 10 else "")
+            raise SqlError(f"ALTER TABLE {entry.name} DROP PARTITION ({_spec_text(spec)}): no such partition "
+                           f"(partitions: {shown or 'none'}); check the value, or use DROP IF EXISTS PARTITION")
+        paths.extend(p for p in found if p not in paths)
+    if paths:
+        _delete_partitions(spark, entry, paths)
+
+
+def _delete_partitions(spark: SparkSession, entry: catalog.CatalogEntry, paths: list[str]) -> None:
+    import pyhudi
+    from pyhudi.sqlext.dml import table_write_options
+    pyhudi.delete_partitions(spark, entry.location, paths, table_write_options(entry))
+
+
+def truncate(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.TruncateTable) -> None:
+    """TRUNCATE TABLE t [PARTITION (...)]: the named partitions (or every file group) replaced by nothing in
+    one replacecommit."""
+    partition = stmt.args.get("partition")
+    if partition is not None:
+        found = matching_partitions(entry, spec_values(partition), "TRUNCATE TABLE ... PARTITION on")
+        if found:
+            _delete_partitions(spark, entry, found)
+        return
+    if not _table(entry).view().file_groups:
+        return
+    from pyhudi.sqlext.dml import write_rows
+    empty = spark.createDataFrame([], T.StructType(entry.data_fields))
+    write_rows(spark, entry, empty, "insert_overwrite_table")
+
+
+def show_partitions(spark: SparkSession, entry: catalog.CatalogEntry, spec: dict | None) -> DataFrame:
+    """SHOW PARTITIONS: one `k=v/k2=v2` row per partition (Spark's column name `partition`), sorted."""
+    if not entry.partition_columns:
+        raise SqlError(f"SHOW PARTITIONS {entry.name}: the table is not partitioned")
+    wanted = set(matching_partitions(entry, spec, "SHOW PARTITIONS") if spec else [])
+    names = {c.lower(): c for c in entry.partition_columns}
+    rows = []
+    for path, values in _partitions(entry):
+        if spec and path not in wanted:
+            continue
+        lowered = {k.lower(): v for k, v in values.items()}
+        rows.append(("/".join(f"{names[c.lower()]}={escape_path_name(lowered.get(c.lower()) or '')}"
+                              for c in entry.partition_columns),))
+    return spark.createDataFrame(sorted(rows), T.StructType([T.StructField("partition", T.StringType(), False)]))
+
+
+def set_properties(spark: SparkSession, entry: catalog.CatalogEntry, properties: dict[str, str]) -> None:
+    """ALTER TABLE t SET TBLPROPERTIES: stored in the catalog (values checked as write options first)."""
+    _refuse_identity(entry, properties, "SET")
+    merged = {**entry.properties, **properties}
+    C.HoodieConfig({k: v for k, v in C.normalize_options(merged).items()
+                    if k.startswith("hoodie.") and not k.startswith("hoodie.table.")})   # a bad value: ConfigError
+    if properties:
+        spark.sql(f"ALTER TABLE {entry.qualified} SET TBLPROPERTIES (" + ", ".join(
+            f"{catalog.sql_string(k)} = {catalog.sql_string(v)}" for k, v in properties.items()) + ")")
+
+
+def unset_properties(spark: SparkSession, entry: catalog.CatalogEntry, keys: list[str], if_exists: bool) -> None:
+    _refuse_identity(entry, dict.fromkeys(keys, ""), "UNSET")
+    missing = [k for k in keys if k not in entry.properties]
+    if missing and not if_exists:
+        raise SqlError(f"ALTER TABLE {entry.name} UNSET TBLPROPERTIES: {', '.join(missing)} is not set "
+                       f"(set: {', '.join(sorted(entry.properties)) or 'none'}); use UNSET TBLPROPERTIES IF EXISTS")
+    present = [k for k in keys if k in entry.properties]
+    if present:
+        spark.sql(f"ALTER TABLE {entry.qualified} UNSET TBLPROPERTIES IF EXISTS (" +
+                  ", ".join(catalog.sql_string(k) for k in present) + ")")
+
+
+def _refuse_identity(entry: catalog.CatalogEntry, properties: dict, verb: str) -> None:
+    fixed = [k for k in properties if k.lower() in IDENTITY_KEYS or k.lower().startswith("hoodie.table.")]
+    changed = [k for k in fixed if verb == "UNSET" or entry.properties.get(k) != properties[k]]
+    if changed:
+        raise SqlError(f"ALTER TABLE {entry.name} {verb} TBLPROPERTIES: {', '.join(changed)} is part of the "
+                       "table's identity (record key, partitioning, type) kept in .hoodie/hoodie.properties; "
+                       "recreate the table with CREATE OR REPLACE TABLE ... AS SELECT to change it")
+
+
+# --- routing ----------------------------------------------------------------------------------------------
+_SHOW_PARTITIONS = re.compile(r"^\s*SHOW\s+PARTITIONS\s+(?P<rest>.+?)\s*$", re.IGNORECASE | re.DOTALL)
+_UNSET = re.compile(r"^\s*ALTER\s+TABLE\s+(?P<table>.+?)\s+UNSET\s+TBLPROPERTIES\s+(?P<exists>IF\s+EXISTS\s+)?"
+                    r"\((?P<keys>.*)\)\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def dispatch(spark: SparkSession, resolver, text: str, tree: exp.Expression) -> DataFrame | None:
+    """Run the statement if it is one of this module's on a Hudi table; None when it is not."""
+    if isinstance(tree, exp.TruncateTable):
+        tables = tree.expressions
+        entry = resolver.hudi_entry(tables[0]) if len(tables) == 1 and isinstance(tables[0], exp.Table) else None
+        if entry is not None:
+            truncate(spark, entry, tree)
+            return _empty(spark)
+    elif isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
+        actions = tree.args.get("actions") or []
+        if len(actions) != 1 or not isinstance(actions[0], (exp.DropPartition, exp.AlterSet)):
+            return None
+        entry = resolver.hudi_entry(tree.this)
+        if entry is None:
+            return None
+        if isinstance(actions[0], exp.DropPartition):
+            drop_partitions(spark, entry, actions[0])
+            return _empty(spark)
+        props = [p for node in actions[0].expressions if isinstance(node, exp.Properties) for p in node.expressions]
+        if not props or len(props) != sum(1 for p in props if type(p) is exp.Property):
+            return None
+        set_properties(spark, entry, {_key(p.this): _key(p.args["value"]) for p in props})
+        return _empty(spark)
+    elif isinstance(tree, exp.Command):
+        return _command(spark, resolver, text)
+    return None
+
+
+def _command(spark: SparkSession, resolver, text: str) -> DataFrame | None:
+    """Statements sqlglot keeps as text: SHOW PARTITIONS and ALTER TABLE ... UNSET TBLPROPERTIES."""
+    import sqlglot
+    show = _SHOW_PARTITIONS.match(text)
+    if show:
+        # the same name and PARTITION clause as TRUNCATE TABLE has, which sqlglot parses
+        parsed = sqlglot.parse_one(f"TRUNCATE TABLE {show['rest']}", read="spark")
+        entry = resolver.hudi_entry(parsed.expressions[0])
+        if entry is None:
+            return None
+        partition = parsed.args.get("partition")
+        return show_partitions(spark, entry, spec_values(partition) if partition is not None else None)
+    unset = _UNSET.match(text)
+    if unset:
+        entry = resolver.hudi_entry(exp.to_table(unset["table"], dialect="spark"))
+        if entry is None:
+            return None
+        keys = sqlglot.parse_one(f"SELECT ({unset['keys']}, 0)", read="spark").expressions[0].expressions[:-1]
+        unset_properties(spark, entry, [_key(k) for k in keys], bool(unset["exists"]))
+        return _empty(spark)
+    return None
+
+
+def _key(node: exp.Expression) -> str:
+    if isinstance(node, (exp.Literal, exp.Identifier, exp.Var)):
+        return str(node.this)
+    if isinstance(node, exp.Boolean):
+        return "true" if node.this else "false"
+    return node.sql("spark").replace("`", "")
+
+
+def _empty(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([], T.StructType([]))
