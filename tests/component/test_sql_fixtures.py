@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 import pyhudi
@@ -18,27 +20,15 @@ CASES = {
     "cow_v6_simplekeygen_nonhivestyle": None,
     "cow_v6_simplekeygen_hivestyle_no_metafields":
         "writer: tables with hoodie.populate.meta.fields=false cannot be written by pyhudi yet",
-    "cow_v6_simplekeygen_nonhivestyle_overwritetable": "insert_overwrite_table",
-    "mor_parquet_v6_nonpartitioned": None,
+    "cow_v6_simplekeygen_nonhivestyle_overwritetable": None,
     "mor_parquet_v6_simplekeygen_nonhivestyle": None,
-    "mor_parquet_v6_simplekeygen_nonhivestyle_overwritetable": "insert_overwrite_table",
-    "mor_parquet_v6_nonpartitioned_rollback": "rollback",
+    "mor_parquet_v6_nonpartitioned": None,
+    "mor_parquet_v6_simplekeygen_nonhivestyle_overwritetable": None,
+    "mor_parquet_v6_nonpartitioned_rollback": ("the script rolls back a hard-coded instant of the original run "
+                                               "(20250126035006837); a replay has other instant times"),
     "qs_mor_avro_v6_trips_8i1u": None,
     "qs_mor_avro_v6_trips_8i3d": None,
 }
-
-
-def _operation_available(name: str) -> str | None:
-    """Why a fixture cannot be replayed yet (a service another part of pyhudi has not delivered), or None."""
-    if name == "insert_overwrite_table":
-        from pyhudi.writer import client
-        if "insert_overwrite_table" not in getattr(client, "_SUPPORTED_OPERATIONS", ()):
-            return "INSERT OVERWRITE needs the insert_overwrite_table write operation (services A)"
-        return None
-    if name == "rollback":
-        return ("the script rolls back a hard-coded instant of the original run (20250126035006837); "
-                "a replay has other instant times")
-    return name
 
 
 def _script(name: str, tmp_path) -> str:
@@ -47,32 +37,52 @@ def _script(name: str, tmp_path) -> str:
     return re.sub(r"(?i)location\s+'[^']*'", f"LOCATION '{tmp_path / 'external'}'", text)
 
 
+def _wall_clock(table: pa.Table, zone: str) -> pa.Table:
+    """TIMESTAMP columns as the local time in `zone`: a TIMESTAMP literal of the script means a wall-clock time
+    in the session time zone of the run, so runs in different zones store different instants for it."""
+    columns = []
+    for column in table.columns:
+        if pa.types.is_timestamp(column.type) and column.type.tz:
+            column = pc.local_timestamp(column.cast(pa.timestamp(column.type.unit, tz=zone)))
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_replay_matches_fixture(spark, tmp_path, tmp_path_factory, name):
-    reason = CASES[name]
-    if reason is not None:
-        blocker = _operation_available(reason)
-        if blocker is not None:
-            pytest.xfail(blocker)
+    """The script runs in the shared default pyhudi.session(): Spark's defaults, no per-fixture settings."""
+    if CASES[name] is not None:
+        pytest.xfail(CASES[name])
     table = re.search(r"(?i)create\s+table\s+(\w+)", (FIXTURES / f"{name}.sql").read_text()).group(1)
     spark.sql(f"DROP TABLE IF EXISTS {table}")
     base = fixture_table(name, tmp_path_factory)
-    theirs = hudi_rs_read(base)
-    # TIMESTAMP literals are read in the session time zone of the original run (hoodie.properties says which)
-    zone = "America/Chicago" if re.search(r"C[DS]T", (base / ".hoodie" / "hoodie.properties").read_text()) else "UTC"
-    previous = spark.conf.get("spark.sql.session.timeZone"), spark.conf.get("spark.sql.sources.partitionOverwriteMode")
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    # and with Spark's default static partition overwrite (INSERT OVERWRITE without PARTITION replaces the table)
-    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+    # the original run's session time zone (hoodie.properties was stamped in it)
+    their_zone = "America/Chicago" if re.search(r"C[DS]T", (base / ".hoodie" / "hoodie.properties").read_text()) \
+        else "UTC"
+    our_zone = spark.conf.get("spark.sql.session.timeZone")
+    theirs = _wall_clock(hudi_rs_read(base), their_zone)
     try:
         pyhudi.sql(spark, _script(name, tmp_path))
-        ours = pyhudi.sql(spark, f"SELECT * FROM {table}")
         columns = [c for c in theirs.column_names if c not in META]
         assert len(columns) >= 6
+        ours = _wall_clock(pyhudi.sql(spark, f"SELECT * FROM {table}").toArrow(), our_zone)
         assert rows(ours, columns) == rows(theirs, columns)
         # plain spark.sql reads the catalog table through the `hudi` data source: same rows
-        assert rows(spark.sql(f"SELECT * FROM {table}"), columns) == rows(theirs, columns)
+        plain = _wall_clock(spark.sql(f"SELECT * FROM {table}").toArrow(), our_zone)
+        assert rows(plain, columns) == rows(theirs, columns)
     finally:
-        spark.conf.set("spark.sql.session.timeZone", previous[0])
-        spark.conf.set("spark.sql.sources.partitionOverwriteMode", previous[1])
         pyhudi.sql(spark, f"DROP TABLE IF EXISTS {table} PURGE")
+
+
+def test_overwrite_table_fixture_keeps_one_row(spark, tmp_path):
+    """Issue 12: INSERT OVERWRITE TABLE without PARTITION replaces the whole table under Spark's default static
+    mode, as Hudi did (the fixture holds 1 row; a dynamic overwrite would keep the other partitions: 4 rows)."""
+    name = "mor_parquet_v6_simplekeygen_nonhivestyle_overwritetable"
+    assert spark.conf.get("spark.sql.sources.partitionOverwriteMode").upper() == "STATIC"
+    spark.sql("DROP TABLE IF EXISTS v6_simplekeygen_nonhivestyle_overwritetable")
+    try:
+        pyhudi.sql(spark, _script(name, tmp_path))
+        assert [r.id for r in pyhudi.sql(spark, "SELECT id FROM v6_simplekeygen_nonhivestyle_overwritetable")
+                .collect()] == [4]
+    finally:
+        pyhudi.sql(spark, "DROP TABLE IF EXISTS v6_simplekeygen_nonhivestyle_overwritetable PURGE")

@@ -12,28 +12,26 @@ from sqlglot import exp
 
 from pyhudi import config as C
 from pyhudi.errors import SqlError
-from pyhudi.sqlext import catalog
+from pyhudi.sqlext import catalog, settings
+from pyhudi.sqlext import overwrite as overwrite_rules
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
 INSERT_INTO_OPERATION = "hoodie.spark.sql.insert.into.operation"
-OVERWRITE_MODE = "hoodie.datasource.overwrite.mode"
 
 
-def table_write_options(entry: catalog.CatalogEntry) -> dict:
-    """The table's identity (hoodie.properties) plus the hoodie.* options kept in its TBLPROPERTIES."""
+def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry) -> dict:
+    """The statement's write options for the table, in Hudi's precedence (pyhudi.sqlext.settings): TBLPROPERTIES,
+    then the session's SET hoodie.*, then statement options, then the table's identity (hoodie.properties)."""
     from pyhudi.table import HudiTable
-    table = HudiTable.load(entry.location)
-    options = {k: v for k, v in C.normalize_options(entry.properties).items()
-               if k.startswith("hoodie.") and not k.startswith("hoodie.table.")}
-    options.update(table.properties.write_options())
-    return options
+    identity = HudiTable.load(entry.location).properties.write_options()
+    return settings.combine(spark, entry.properties, identity)
 
 
 def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, operation: str | None,
                extra: dict | None = None) -> str:
     """One Hudi commit of `df` (data columns by name) to the catalog table."""
     import pyhudi
-    options = table_write_options(entry)
+    options = table_write_options(spark, entry)
     options.update(extra or {})
     if operation is None:
         operation = insert_operation(options)
@@ -64,12 +62,16 @@ def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: cat
     listed = [c.name for c in stmt.this.expressions] if isinstance(stmt.this, exp.Schema) else None
     partition = target.args.get("partition")
     static: dict[str, exp.Expression] = {}
-    dynamic_named = False
+    named = []
     for item in (partition.expressions if partition is not None else []):
+        column = item.this if isinstance(item, exp.EQ) else item
+        named.append(column.name.lower())
         if isinstance(item, exp.EQ):
-            static[item.this.name.lower()] = item.expression
-        else:
-            dynamic_named = True
+            static[column.name.lower()] = item.expression
+    if named and set(named) != {c.lower() for c in entry.partition_columns}:
+        raise SqlError(f"INSERT INTO {entry.name}: the PARTITION clause names {', '.join(named)} but the table is "
+                       f"partitioned by {', '.join(entry.partition_columns) or 'nothing'}; name each partition "
+                       "column once (with a value for a static partition), or drop the clause")
     source = spark.sql(_source_sql(resolver, stmt.expression))
     fields = entry.data_fields
     by_lower = {f.name.lower(): f for f in fields}
@@ -92,22 +94,27 @@ def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: cat
         else:
             columns.append(F.lit(None).cast(fld.dataType).alias(fld.name))
     rows = source.select(*columns)
-    options = table_write_options(entry)
     if stmt.args.get("overwrite"):
-        operation = _overwrite_operation(spark, entry, options, bool(static) or dynamic_named)
+        _insert_overwrite(spark, entry, rows, static, partition is not None)
     else:
-        operation = insert_operation(options)
-    write_rows(spark, entry, rows, operation)
+        write_rows(spark, entry, rows, None)
 
 
-def _overwrite_operation(spark: SparkSession, entry: catalog.CatalogEntry, options: dict, partition_spec: bool) -> str:
-    """INSERT OVERWRITE: a PARTITION clause (or dynamic partition overwrite) replaces the written partitions,
-    otherwise the whole table (Hudi's insert_overwrite / insert_overwrite_table)."""
-    if not entry.partition_columns:
-        return "insert_overwrite_table"
-    mode = options.get(OVERWRITE_MODE) or (
-        "dynamic" if partition_spec else spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static"))
-    return "insert_overwrite" if mode.lower() == "dynamic" else "insert_overwrite_table"
+def _insert_overwrite(spark: SparkSession, entry: catalog.CatalogEntry, rows: DataFrame,
+                      static: dict[str, exp.Expression], spec_given: bool) -> None:
+    """INSERT OVERWRITE as Hudi 0.14/0.15 (pyhudi.sqlext.overwrite): one replacecommit."""
+    import pyhudi
+    options = table_write_options(spark, entry)
+    plan = overwrite_rules.plan(spark, entry, options, static, spec_given, entry.partition_columns)
+    if plan.static_partitions and not plan.full_static_spec:
+        raise SqlError(f"INSERT OVERWRITE {entry.name}: a static overwrite with both static and dynamic partition "
+                       "columns is not supported by pyhudi yet; give every partition column a value, or use "
+                       "SET hoodie.datasource.overwrite.mode=DYNAMIC; the table was not changed")
+    if plan.static_partitions and rows.limit(1).count() == 0:
+        # nothing to write: the named partition is emptied (Hudi replaces its file groups)
+        pyhudi.delete_partitions(spark, entry.location, list(plan.static_partitions), options)
+        return
+    write_rows(spark, entry, rows, plan.operation)
 
 
 def _target(resolver: Resolver, entry: catalog.CatalogEntry, table: exp.Table) -> str:
