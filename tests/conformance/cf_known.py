@@ -1,0 +1,70 @@
+"""KNOWN_DIVERGENCES: every difference the conformance harness found between pyhudi and the reference that is
+not fixed yet, with its reason and how it is kept out of the default run. Nothing is silently skipped: each entry
+names exactly what it stops the generators from producing (`blocks`) or which check it relaxes (`relaxes`).
+
+Run with PYHUDI_CONFORMANCE_KNOWN=1 to generate the blocked shapes/statements and check them anyway: an entry
+whose statements then pass is fixed and must be removed from this list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Known:
+    id: str
+    classification: str          # pyhudi bug | harness limitation | accepted Hudi-vs-Spark difference
+    reason: str
+    reproduce: str
+    applies: Callable             # (shape, step) -> bool       (SQL steps)  or (project) -> bool (dbt)
+    effect: str = "blocks"        # blocks: not generated | relaxes:<check>: that check is not asserted
+
+
+def _tags(*wanted):
+    return lambda shape, step: bool(set(wanted) & step.tags)
+
+
+KNOWN_DIVERGENCES: list[Known] = [
+    Known(
+        "ctas-partition-not-last", "pyhudi bug (issue 12 item 1, being fixed)",
+        "CREATE TABLE ... USING hudi PARTITIONED BY (p) AS SELECT ... where p is not the last selected column "
+        "fails: Spark INTERNAL_ERROR 'Corrupted table metadata ... partition column names in the table schema do "
+        "not match the declared partition columns'.",
+        "PYHUDI_CONFORMANCE_KNOWN=1 PYHUDI_CONFORMANCE_SEED=<seed> (any CTAS step tagged partition-not-last)",
+        lambda shape, step: "ctas" in step.tags and "partition-not-last" in step.tags),
+    Known(
+        "overwrite-without-partition-keeps-partitions", "pyhudi bug (issue 12 item 2, being fixed)",
+        "INSERT OVERWRITE TABLE t SELECT ... (no PARTITION clause) on a partitioned table keeps the partitions the "
+        "batch does not write: pyhudi.session() sets spark.sql.sources.partitionOverwriteMode=dynamic, where "
+        "Spark's and Hudi's default (static) replaces the whole table (insert_overwrite_table).",
+        "PYHUDI_CONFORMANCE_KNOWN=1 PYHUDI_CONFORMANCE_SEED=<seed> (an overwrite step tagged "
+        "overwrite-default-mode-partitioned: no SET before it, partitioned table)",
+        _tags("overwrite-default-mode-partitioned")),
+    Known(
+        "overwrite-no-precombine", "pyhudi bug",
+        "INSERT OVERWRITE on a table with a preCombineField keeps every row of a batch that repeats a record key; "
+        "Hudi's SQL insert path sets hoodie.combine.before.insert = (table has preCombineField and primaryKey) "
+        "(ProvidesHoodieConfig.buildHoodieInsertConfig), so only the row with the greatest ordering value is "
+        "written, as INSERT INTO (upsert) already does in pyhudi.",
+        "CREATE TABLE t (k STRING, ts INT, v INT) USING hudi TBLPROPERTIES (primaryKey='k', preCombineField='ts'); "
+        "INSERT OVERWRITE TABLE t SELECT * FROM VALUES ('a', 1, 1), ('a', 2, 2) -> 2 rows, Hudi: 1 ('a', 2, 2). "
+        "Harness: seed 1000 step [3]",
+        _tags("overwrite-repeated-keys")),
+    Known(
+        "merge-two-commits", "pyhudi bug (issue 12 item 5, being fixed)",
+        "MERGE INTO with WHEN MATCHED ... DELETE and an update/insert clause makes two commits (upsert, then "
+        "delete) when both have rows; Hudi's MERGE INTO is one commit. Rows are right; the one-commit-per-statement "
+        "check is not asserted for these statements.",
+        "PYHUDI_CONFORMANCE_KNOWN=1 PYHUDI_CONFORMANCE_SEED=<seed> (a merge step tagged merge-delete-and-upsert)",
+        _tags("merge-delete-and-upsert"), effect="relaxes:one-commit"),
+]
+
+
+def blocks(shape, step) -> bool:
+    return any(k.effect == "blocks" and k.applies(shape, step) for k in KNOWN_DIVERGENCES)
+
+
+def relaxed(check: str, shape, step) -> list[Known]:
+    return [k for k in KNOWN_DIVERGENCES if k.effect == f"relaxes:{check}" and k.applies(shape, step)]

@@ -1,0 +1,236 @@
+"""Seeded random SQL statement sequences on one Hudi table, each step with its reference semantics.
+
+A step knows its source batch (rows for the temporary view `cf_src`), how to render its SQL once the table's
+catalog column order is known, and how the reference computes the expected table (cf_reference). Steps that hit
+a listed known divergence (cf_known) are not generated unless PYHUDI_CONFORMANCE_KNOWN=1.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+import cf_known
+import cf_reference as R
+from cf_shapes import RowMaker, Shape, data_value, random_shape, sql_literal
+
+SOURCE_VIEW = "cf_src"
+COMPLEX_VALUES = {"struct<a:int,b:string>": "named_struct('a', 7, 'b', 'upd')",
+                  "array<int>": "array(7, NULL, 8)", "map<string,int>": "map('upd', 7)"}
+
+
+def q(name: str) -> str:
+    return f"`{name}`"
+
+
+@dataclass
+class Step:
+    kind: str
+    render: Callable[[str, list[str]], str]                 # (table, catalog column order) -> SQL text
+    expect: Callable                                        # (shape, ref_df, source_df) -> expected DataFrame
+    rows: list[dict] | None = None                          # the source batch (view cf_src)
+    source_columns: list[str] | None = None                 # the source view's column order
+    tags: set[str] = field(default_factory=set)
+
+
+class SequenceGenerator:
+    """Statement sequence of one seed: CREATE TABLE (or CTAS), then `length` DML statements."""
+
+    def __init__(self, seed: int, *, include_known: bool = False, length: int = 4):
+        self.seed, self.include_known, self.length = seed, include_known, length
+        self.rng = random.Random(seed)
+        self.shape: Shape = random_shape(self.rng)
+        self.rows = RowMaker(self.shape, self.rng)
+        self.known: list[tuple[int, tuple]] = []   # identities written so far (may since be deleted)
+        self.next_index = 0
+
+    # --- batches ---------------------------------------------------------------------------------------------
+    def _fresh(self, fixed: dict[int, int]) -> tuple[int, tuple]:
+        self.next_index += 1
+        slots = tuple(fixed.get(n, s) for n, s in enumerate(self.rows.slots()))
+        ident = (self.next_index, slots)
+        self.known.append(ident)
+        return ident
+
+    def batch(self, n: int, *, stored: float, repeats: bool, fixed: dict[int, int] | None = None) -> list[dict]:
+        """n identities (a share of them already written), each once, or with repeats of later ordering;
+        `fixed` pins partition slots (position in PARTITIONED BY -> slot) for every row."""
+        fixed = fixed or {}
+        idents = []
+        for _ in range(n):
+            candidates = [k for k in self.known if all(k[1][i] == s for i, s in fixed.items())]
+            if candidates and self.rng.random() < stored:
+                ident = self.rng.choice(candidates)
+            else:
+                ident = self._fresh(fixed)
+            if ident not in idents:
+                idents.append(ident)
+        out = [self.rows.row(i, s) for i, s in idents]
+        if repeats and self.shape.ordering:
+            for i, s in self.rng.sample(idents, min(len(idents), self.rng.randint(1, 2))):
+                out.append(self.rows.row(i, s))     # a later tick: greater ordering value, must win
+        self.rng.shuffle(out)
+        return out
+
+    def _source_order(self) -> list[str]:
+        names = list(self.shape.names)
+        self.rng.shuffle(names)
+        return names
+
+    # --- steps -----------------------------------------------------------------------------------------------
+    def steps(self) -> list[Step]:
+        out = [self._first()]
+        while len(out) < self.length + 1:
+            for _ in range(20):
+                step = self._random_step()
+                if step is not None and (self.include_known or not cf_known.blocks(self.shape, step)):
+                    out.append(step)
+                    break
+            else:
+                out.append(self._insert())
+        return out
+
+    def _first(self) -> Step:
+        ctas = self._ctas() if self.rng.random() < 0.3 else None
+        if ctas is not None and (self.include_known or not cf_known.blocks(self.shape, ctas)):
+            return ctas
+        return self._create()
+
+    def _properties(self) -> str:
+        props = [f"primaryKey = '{','.join(self.shape.keys)}'"]
+        if self.shape.ordering:
+            props.append(f"preCombineField = '{self.shape.ordering}'")
+        props.append(f"type = '{self.shape.table_type}'")
+        return ", ".join(props)
+
+    def _partitioned_by(self) -> str:
+        return f" PARTITIONED BY ({', '.join(q(p) for p in self.shape.partitions)})" if self.shape.partitions else ""
+
+    def _create(self) -> Step:
+        shape = self.shape
+        text = f"CREATE TABLE {{t}} ({shape.ddl()}) USING hudi{self._partitioned_by()} TBLPROPERTIES ({self._properties()})"
+        return Step("create", lambda t, cols: text.format(t=t), lambda shape, ref, src: ref,
+                    tags={"create"} | ({"partition-not-last"} if shape.partition_not_last else set()))
+
+    def _ctas(self) -> Step:
+        rows = self.batch(self.rng.randint(2, 6), stored=0, repeats=False)
+        select = ", ".join(q(n) for n in self.shape.names)
+        text = (f"CREATE TABLE {{t}} USING hudi{self._partitioned_by()} TBLPROPERTIES ({self._properties()}) "
+                f"AS SELECT {select} FROM {SOURCE_VIEW}")
+        return Step("ctas", lambda t, cols: text.format(t=t), lambda shape, ref, src: R.insert(shape, ref, src),
+                    rows, self._source_order(),
+                    tags={"ctas"} | ({"partition-not-last"} if self.shape.partition_not_last else set()))
+
+    def _random_step(self) -> Step | None:
+        kinds = ["insert"] * 3 + ["overwrite", "overwrite", "update", "update", "delete", "delete"] + ["merge"] * 3
+        return getattr(self, "_" + self.rng.choice(kinds))()
+
+    def _insert(self) -> Step:
+        has_ordering = bool(self.shape.ordering)
+        rows = self.batch(self.rng.randint(1, 6), stored=0.5 if has_ordering else 0, repeats=has_ordering)
+        if self.rng.random() < 0.5:
+            listed = self._source_order()
+            cols = ", ".join(q(c) for c in listed)
+            render = lambda t, catalog: f"INSERT INTO {t} ({cols}) SELECT {cols} FROM {SOURCE_VIEW}"
+            kind = "insert_columns"
+        else:
+            render = lambda t, catalog: (f"INSERT INTO {t} SELECT {', '.join(q(c) for c in catalog)} "
+                                         f"FROM {SOURCE_VIEW}")
+            kind = "insert"
+        return Step(kind, render, R.insert_into, rows, self._source_order(), {"insert"})
+
+    def _overwrite(self) -> Step:
+        """INSERT OVERWRITE with no PARTITION clause, a fully static, partly static or dynamic one; under the
+        session's default overwrite mode or one SET just before (spark.sql.sources.partitionOverwriteMode)."""
+        shape, rng = self.shape, self.rng
+        form = rng.choice(["none", "none", "static", "partial", "dynamic"] if len(shape.partitions) == 2 else
+                          ["none", "none", "static", "dynamic"] if shape.partitions else ["none"])
+        mode = rng.choice(["default", "static", "dynamic"])
+        fixed = {"static": set(shape.partitions), "partial": {shape.partitions[0]} if shape.partitions else set(),
+                 "dynamic": set(), "none": set()}[form]
+        pinned = {n: s for n, s in enumerate(self.rows.slots()) if shape.partitions[n] in fixed}
+        rows = self.batch(rng.randint(1, 5), stored=0.5, repeats=bool(shape.ordering), fixed=pinned)
+        spec = None if form == "none" else {
+            p: (sql_literal(shape.column(p), rows[0][p]) if p in fixed else None) for p in shape.partitions}
+        clause = "" if spec is None else " PARTITION (" + ", ".join(
+            q(p) if v is None else f"{q(p)} = {v}" for p, v in spec.items()) + ")"
+        prefix = "" if mode == "default" else f"SET spark.sql.sources.partitionOverwriteMode = {mode.upper()};\n"
+        render = lambda t, catalog: (f"{prefix}INSERT OVERWRITE TABLE {t}{clause} SELECT "
+                                     f"{', '.join(q(c) for c in catalog if c not in fixed)} FROM {SOURCE_VIEW}")
+        effective = "static" if mode == "default" else mode    # Spark's and Hudi's default is static
+        tags = {"overwrite", f"overwrite-{form}", f"mode-{mode}"}
+        if mode == "default" and shape.partitions:
+            tags.add("overwrite-default-mode-partitioned")
+        if shape.ordering and len(rows) != len({tuple(r[c] for c in shape.identity) for r in rows}):
+            tags.add("overwrite-repeated-keys")
+        return Step("overwrite", render,
+                    lambda shape, ref, src: R.overwrite(shape, ref, src, mode=effective, spec=spec),
+                    rows, self._source_order(), tags)
+
+    def _predicate(self) -> str | None:
+        shape, rng = self.shape, self.rng
+        if rng.random() < 0.1:
+            return None
+        col = rng.choice([c for c in shape.columns if c.scalar])
+        if col.role == "key" and col.type != "string":
+            return rng.choice([f"{q(col.name)} % 2 = {rng.randint(0, 1)}", f"{q(col.name)} % 3 = 0"])
+        if col.role == "key":
+            return f"{q(col.name)} < 'key-{rng.randint(0, max(1, self.next_index)):04d}'"
+        if col.role in ("partition", "ordering"):
+            value = self.rows.row(max(1, self.next_index), self.rows.slots())[col.name]
+            return f"{q(col.name)} {rng.choice(['=', '<>', '<='])} {sql_literal(col, value)}"
+        if rng.random() < 0.3:
+            return f"{q(col.name)} IS {rng.choice(['', 'NOT '])}NULL"
+        return f"{q(col.name)} {rng.choice(['=', '<', '>='])} {sql_literal(col, data_value(col, rng, 0))}"
+
+    def _update(self) -> Step | None:
+        targets = self.shape.data_columns
+        if not targets:
+            return None
+        chosen = self.rng.sample(targets, self.rng.randint(1, min(2, len(targets))))
+        assignments = {}
+        for col in chosen:
+            assignments[col.name] = sql_literal(col, data_value(col, self.rng, 0.2)) if col.scalar \
+                else COMPLEX_VALUES[col.type]
+        where = self._predicate()
+        sets = ", ".join(f"{q(c)} = {v}" for c, v in assignments.items())
+        render = lambda t, catalog: f"UPDATE {t} SET {sets}" + (f" WHERE {where}" if where else "")
+        return Step("update", render, lambda shape, ref, src: R.update(shape, ref, assignments, where),
+                    tags={"update"})
+
+    def _delete(self) -> Step:
+        where = self._predicate()
+        render = lambda t, catalog: f"DELETE FROM {t}" + (f" WHERE {where}" if where else "")
+        return Step("delete", render, lambda shape, ref, src: R.delete(shape, ref, where), tags={"delete"})
+
+    def _merge(self) -> Step:
+        shape, rng = self.shape, self.rng
+        rows = self.batch(rng.randint(1, 6), stored=0.6, repeats=False)
+        for row in rows:
+            row["_op"] = rng.choice(["U", "D"])
+        delete_clause = rng.random() < 0.5
+        update_clause = rng.random() < 0.85 or not delete_clause
+        insert_clause = rng.random() < 0.85 or not (delete_clause or update_clause)
+        update_columns = None
+        if update_clause and rng.random() < 0.4 and shape.data_columns:
+            update_columns = [c.name for c in rng.sample(shape.data_columns, rng.randint(1, len(shape.data_columns)))]
+            if shape.ordering:
+                update_columns.append(shape.ordering)   # Hudi: the update set must assign the preCombine field
+        on = " AND ".join(f"tgt.{q(c)} = s.{q(c)}" for c in shape.identity)
+        clauses = []
+        if delete_clause:
+            clauses.append("WHEN MATCHED AND s._op = 'D' THEN DELETE")
+        if update_clause:
+            sets = "*" if update_columns is None else ", ".join(f"{q(c)} = s.{q(c)}" for c in update_columns)
+            clauses.append(f"WHEN MATCHED THEN UPDATE SET {sets}")
+        if insert_clause:
+            clauses.append("WHEN NOT MATCHED THEN INSERT *")
+        text = f"MERGE INTO {{t}} AS tgt USING {SOURCE_VIEW} AS s ON {on} " + " ".join(clauses)
+        tags = {"merge"} | ({"merge-delete"} if delete_clause else set()) | \
+            ({"merge-delete-and-upsert"} if delete_clause and (update_clause or insert_clause) else set())
+        return Step("merge", lambda t, catalog: text.format(t=t),
+                    lambda shape, ref, src: R.merge(shape, ref, src, delete_clause=delete_clause,
+                                                    update_clause=update_clause, update_columns=update_columns,
+                                                    insert_clause=insert_clause),
+                    rows, self._source_order() + ["_op"], tags)
