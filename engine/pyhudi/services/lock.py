@@ -1,25 +1,36 @@
 """Hudi's FileSystemBasedLockProvider: a table-wide lock for optimistic concurrency control.
 
 The lock is the file `<hoodie.write.lock.filesystem.path or .hoodie>/lock`, created atomically with
-`Storage.create_if_absent` (a hard link on local disks) and deleted on release. A lock older than
-`hoodie.write.lock.filesystem.expire` minutes (0 = never) belongs to a dead writer and is taken over.
-Acquisition polls every `hoodie.write.lock.wait_time_ms_between_retry` ms, up to `hoodie.write.lock.num_retries`
-retries or `hoodie.write.lock.wait_time_ms` in all, whichever ends first.
+`Storage.create_if_absent` (a hard link on local disks). Its JSON names a unique owner token, so only the owner
+refreshes or releases it. A lock not refreshed for `hoodie.write.lock.filesystem.expire` minutes (0 = never)
+belongs to a dead writer and is taken over: the check "still the same expired file" and the atomic replace run
+under an advisory lock on the lock's folder (flock; released by the OS if the process dies), as do refresh and
+release, so a takeover never removes a lock another writer has just taken. While held, a background thread
+touches the file every quarter of the expiry, so a long action under the lock never looks dead.
+Acquisition polls every `hoodie.write.lock.wait_time_ms_between_retry` ms, up to `hoodie.write.lock.wait_time_ms`.
+On object stores (no flock, no conditional put) the checks run without the guard and stay best effort.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import threading
 import time
+import uuid
 from contextlib import contextmanager
 from typing import Mapping
 
 from pyhudi.errors import ConfigError, PyHudiError
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
+
+try:
+    import fcntl
+except ImportError:        # not POSIX: no guard, best effort as on object stores
+    fcntl = None
 
 FILESYSTEM_LOCK_PROVIDER = "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider"
 LOCK_PROVIDER_KEY = "hoodie.write.lock.provider"
@@ -29,10 +40,17 @@ LOCK_WAIT_KEY = "hoodie.write.lock.wait_time_ms"                   # Hudi defaul
 LOCK_RETRY_WAIT_KEY = "hoodie.write.lock.wait_time_ms_between_retry"  # Hudi default 1 s
 LOCK_RETRIES_KEY = "hoodie.write.lock.num_retries"                 # Hudi default 15
 LOCK_FILE_NAME = "lock"
+OWNER_FIELD = "lockOwner"
+
+log = logging.getLogger(__name__)
 
 
 class LockAcquireError(PyHudiError):
     """The table lock could not be taken in time (another writer holds it)."""
+
+
+class LockLostError(PyHudiError):
+    """The table lock expired while held and another writer took it over."""
 
 
 def _int(options: Mapping[str, str], key: str, default: int) -> int:
@@ -46,7 +64,7 @@ def _int(options: Mapping[str, str], key: str, default: int) -> int:
 
 
 class FileSystemLock:
-    """One writer's handle on the table lock (re-entrant within a thread is not needed and not supported)."""
+    """One writer's handle on the table lock (not re-entrant)."""
 
     def __init__(self, storage: Storage, options: Mapping[str, str] | None = None):
         options = options or {}
@@ -65,12 +83,29 @@ class FileSystemLock:
         self.wait_ms = _int(options, LOCK_WAIT_KEY, 60_000)
         self.retry_wait_ms = _int(options, LOCK_RETRY_WAIT_KEY, 1_000)
         self.retries = _int(options, LOCK_RETRIES_KEY, 15)
+        self.token = uuid.uuid4().hex
         self.held = False
+        self.lost = False           # set when the refresher finds the lock taken over by another writer
+        self._stop = threading.Event()
+        self._refresher: threading.Thread | None = None
 
+    # --- the lock file ------------------------------------------------------------------------------------
     def _content(self) -> bytes:
         return json.dumps({"lockCreateTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                            "lockThreadName": f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}",
-                           "lockStacksInfo": []}).encode("utf-8")
+                           "lockStacksInfo": [], OWNER_FIELD: self.token}).encode("utf-8")
+
+    def _owner(self) -> str | None:
+        """Owner token of the lock file now: None when there is none, "" when it names no owner (a lock written
+        by Java Hudi or a truncated file)."""
+        try:
+            data = self.storage.read_bytes(self.relative)
+        except FileNotFoundError:
+            return None
+        try:
+            return str(json.loads(data.decode("utf-8")).get(OWNER_FIELD) or "")
+        except (ValueError, AttributeError):
+            return ""
 
     def _expired(self) -> bool:
         if self.expire_ms <= 0:
@@ -80,14 +115,93 @@ class FileSystemLock:
             return False
         return (time.time_ns() - info.mtime_ns) / 1e6 > self.expire_ms
 
+    def _replace(self, content: bytes) -> None:
+        """Overwrite the lock file in one step (readers see the old or the new file, never a partial one)."""
+        if self.storage.is_local:
+            final = self.storage.full(self.relative)
+            temp = f"{final}.{self.token}.tmp"
+            with open(temp, "wb") as out:
+                out.write(content)
+            os.replace(temp, final)
+        else:
+            self.storage.write_bytes(self.relative, content)
+
+    @contextmanager
+    def _guard(self):
+        """Exclusive advisory lock on the lock's folder for a check-then-change of the lock file."""
+        if fcntl is None or not self.storage.is_local:
+            yield
+            return
+        folder = os.path.dirname(self.storage.full(self.relative))
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)          # closing releases the flock
+
+    # --- acquire / refresh / release -----------------------------------------------------------------------
     def try_lock(self) -> bool:
-        """One attempt; an expired lock (of a dead writer) is removed and taken."""
+        """One attempt: create the lock file, or take over an expired one if it is still the one seen expired."""
+        if self.held:
+            return True
         if self.storage.create_if_absent(self.relative, self._content()):
-            self.held = True
-        elif self._expired():
-            self.storage.delete_file(self.relative)
-            self.held = self.storage.create_if_absent(self.relative, self._content())
-        return self.held
+            return self._now_held()
+        if not self._expired():
+            return False
+        with self._guard():
+            owner = self._owner()
+            if owner is None:                       # released meanwhile: race for it like everyone else
+                taken = self.storage.create_if_absent(self.relative, self._content())
+            elif self._expired():                   # still expired under the guard: nobody refreshed or took it
+                log.warning("taking over the expired table lock %s (owner %s)", self.storage.full(self.relative),
+                            owner or "unknown")
+                self._replace(self._content())
+                taken = True
+            else:
+                taken = False
+        return self._now_held() if taken else False
+
+    def _now_held(self) -> bool:
+        self.held, self.lost = True, False
+        if self.expire_ms > 0:
+            self._stop.clear()
+            self._refresher = threading.Thread(target=self._refresh_loop, name=f"pyhudi-lock-refresh-{self.token[:8]}",
+                                               daemon=True)
+            self._refresher.start()
+        return True
+
+    def refresh(self) -> bool:
+        """Touch the lock file if it is still ours (so it does not expire); False (and `lost`) when it is not."""
+        with self._guard():
+            if self._owner() != self.token:
+                self.lost = True
+                return False
+            if self.storage.is_local:
+                os.utime(self.storage.full(self.relative))
+            else:
+                self._replace(self._content())
+            return True
+
+    def _refresh_loop(self) -> None:
+        interval = max(self.expire_ms / 4.0, 10.0) / 1000.0
+        while not self._stop.wait(interval):
+            try:
+                if not self.refresh():
+                    log.error("the table lock %s was taken over by another writer while held",
+                              self.storage.full(self.relative))
+                    return
+            except OSError as error:      # keep trying: a transient error must not end the refreshes
+                log.warning("could not refresh the table lock %s: %s", self.storage.full(self.relative), error)
+
+    def check_held(self) -> None:
+        """Raise LockLostError unless the lock file is still ours (call before publishing under the lock)."""
+        if not self.held or self._owner() != self.token:
+            self.lost = True
+            raise LockLostError(f"the table lock {self.storage.full(self.relative)} is no longer held by this writer "
+                                f"(it expired after {LOCK_EXPIRE_KEY} and another writer took it over); nothing "
+                                "was published: retry the action")
 
     def acquire(self) -> None:
         deadline = time.monotonic() + self.wait_ms / 1000.0
@@ -106,9 +220,22 @@ class FileSystemLock:
             time.sleep(min(self.retry_wait_ms, 200) / 1000.0 if attempts < 5 else self.retry_wait_ms / 1000.0)
 
     def release(self) -> None:
-        if self.held:
-            self.storage.delete_file(self.relative)
-            self.held = False
+        """Stop refreshing and delete the lock file, only if it is still ours (a lock another writer took over
+        after it expired stays theirs)."""
+        if not self.held:
+            return
+        self._stop.set()
+        if self._refresher is not None and self._refresher is not threading.current_thread():
+            self._refresher.join()
+        self._refresher = None
+        self.held = False
+        with self._guard():
+            if self._owner() == self.token:
+                self.storage.delete_file(self.relative)
+                return
+        self.lost = True
+        log.error("the table lock %s was taken over by another writer before this one released it; left to them",
+                  self.storage.full(self.relative))
 
 
 @contextmanager
