@@ -1,0 +1,67 @@
+"""File-level audit of a table after faults: data files on disk against what the timeline says.
+
+Shared by the fault matrix and the model-based test. A stray file is a data file no completed instant's write
+stats name (a leftover of an undone write); a missing file is one a completed instant wrote that is gone though no
+completed clean deleted it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
+from pyhudi.services.archive import read_archived_entries
+from pyhudi.services.clean import read_clean_metadata
+from pyhudi.table import HudiTable
+
+
+def data_files(path: str) -> set[str]:
+    root = Path(path)
+    out = set()
+    for file in root.rglob("*"):
+        if file.is_file() and ".hoodie" not in file.relative_to(root).parts and \
+                (parse_base_file_name(file.name) or parse_log_file_name(file.name)):
+            out.add(str(file.relative_to(root)))
+    return out
+
+
+def referenced(table: HudiTable) -> tuple[set[str], set[str]]:
+    """(files named by completed instants' write stats, files completed cleans deleted), archived ones included."""
+    timeline = table.timeline()
+    commits = [timeline.read_metadata(i) for i in timeline.completed_writes()]
+    cleans = [read_clean_metadata(table.storage, i) for i in timeline.completed(["clean"])]
+    for entry in read_archived_entries(table.storage):
+        if entry.get("actionState") != "COMPLETED":
+            continue
+        commits.append(entry.get("hoodieCommitMetadata") or entry.get("hoodieReplaceCommitMetadata") or {})
+        cleans.append(entry.get("hoodieCleanMetadata") or {})
+    written, cleaned = set(), set()
+    for meta in commits:
+        for stats in (meta.get("partitionToWriteStats") or {}).values():
+            written.update(s["path"] for s in stats if s.get("path"))
+    for meta in cleans:
+        for partition, info in (meta.get("partitionMetadata") or {}).items():
+            cleaned.update(f"{partition}/{name}" if partition else name for name in info.get("successDeleteFiles", []))
+    return written, cleaned
+
+
+def missing_files(path: str) -> list[str]:
+    written, cleaned = referenced(HudiTable.load(path))
+    return sorted(written - cleaned - data_files(path))
+
+
+def leftovers(path: str, *, allow_pending: bool = False) -> dict:
+    """Everything a finished, recovered table must not have; each entry empty when all is well."""
+    table = HudiTable.load(path)
+    timeline = table.timeline()
+    written, _ = referenced(table)
+    temp = Path(path) / ".hoodie" / ".temp"
+    pending = {i.time for i in timeline.pending()}
+    return {"stray files": sorted(data_files(path) - written),
+            "missing files": missing_files(path),
+            "markers of finished instants": sorted(d.name for d in temp.iterdir() if d.name not in pending)
+            if temp.exists() else [],
+            "pending instants": [] if allow_pending else [str(i) for i in timeline.pending()]}
+
+
+CLEAN = {"stray files": [], "missing files": [], "markers of finished instants": [], "pending instants": []}
