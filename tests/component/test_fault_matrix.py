@@ -33,8 +33,9 @@ from pathlib import Path
 import pytest
 
 import pyhudi
-from pyhudi.table import HudiTable
+import pyhudi.testing as pyhudi_testing
 from file_audit import CLEAN, leftovers, missing_files
+from pyhudi.table import HudiTable
 from support import hudi_rs_read, rows
 
 WORKER = Path(__file__).with_name("fault_worker.py")
