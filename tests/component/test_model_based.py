@@ -2,33 +2,46 @@
 checked after every step against an in-memory model of the table (record key -> row).
 
 Operations: upsert, insert, delete, insert_overwrite, delete_partition, compaction (merge-on-read), clean,
-rollback of the latest commit, savepoint and restore; every write also runs the automatic clean (1 commit
-retained) and archive (2..3 commits kept), so services interleave with everything else. The final table is read
-by hudi-rs too.
+archive, rollback of the latest commit, savepoint, savepoint deletion and restore, and two concurrent writers
+under optimistic concurrency control (threads sharing the session, disjoint keys): each commits or fails with
+WriteConflictError, and a failed one leaves the table as if it never ran. Every write also runs the automatic clean
+(1 commit retained) and archive (2..3 commits kept), so services interleave with everything else. At the end of
+each sequence hudi-rs reads the same rows and no stray, missing or pending file or instant is left.
 
-CI runs a short profile. The long one: PYHUDI_MODEL_EXAMPLES=500 (sequences per table type) and optionally
-PYHUDI_MODEL_STEPS=12 (steps per sequence), e.g.
-    PYHUDI_MODEL_EXAMPLES=500 pytest -q tests/component/test_model_based.py
+CI runs a short profile. PYHUDI_LONG_TESTS=1 runs the long one: 250 sequences per table type (500 in all) of 10
+steps, without shrinking (a failure prints its whole sequence). PYHUDI_MODEL_EXAMPLES / PYHUDI_MODEL_STEPS override
+either; PYHUDI_MODEL_LOG names a file that gets one line per finished sequence (progress of a long run).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
+import threading
+import time
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 import pyhudi
+from file_audit import CLEAN, leftovers
+from pyhudi.errors import WriteConflictError
+from pyhudi.services.rollback import RollbackError
 from pyhudi.table import HudiTable
 from pyhudi.timeline import SAVEPOINT
 from support import hudi_rs_read, rows
 
-EXAMPLES = int(os.environ.get("PYHUDI_MODEL_EXAMPLES", "2"))
-STEPS = int(os.environ.get("PYHUDI_MODEL_STEPS", "4"))
+LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
+EXAMPLES = int(os.environ.get("PYHUDI_MODEL_EXAMPLES", "250" if LONG else "2"))
+STEPS = int(os.environ.get("PYHUDI_MODEL_STEPS", "10" if LONG else "5"))
+LOG = os.environ.get("PYHUDI_MODEL_LOG")
+OCC = {"hoodie.write.concurrency.mode": "optimistic_concurrency_control", "hoodie.write.lock.wait_time_ms": "60000",
+       "hoodie.write.lock.wait_time_ms_between_retry": "50"}
+OUTCOMES: dict[str, int] = {}   # how often each accepted non-success outcome happened (reported by the test)
 KEYS = list(range(8))
 PARTITIONS = ["p0", "p1"]
 COLUMNS = ["id", "name", "ts", "part"]
@@ -62,10 +75,10 @@ class HudiTableModel(RuleBasedStateMachine):
         self.clock += 1
         return [(k, f"n{k}_{self.clock}", self.clock, _part(k)) for k in sorted(set(keys))]
 
-    def _write(self, records, operation: str) -> str:
+    def _write(self, records, operation: str, extra: dict | None = None) -> str:
         df = self.spark.createDataFrame(records, "id long, name string, ts long, part string")
-        instant = str(pyhudi.write(df, self.path, {**self.options, "hoodie.datasource.write.operation": operation}))
-        return instant
+        options = {**self.options, **(extra or {}), "hoodie.datasource.write.operation": operation}
+        return str(pyhudi.write(df, self.path, options))
 
     def _committed(self, instant: str) -> None:
         self.history.append((instant, dict(self.model)))
@@ -141,7 +154,12 @@ class HudiTableModel(RuleBasedStateMachine):
         latest = self._latest_write()
         if len(self.history) < 2 or latest != self.history[-1][0] or latest in self.savepoints:
             return      # the latest commit is a compaction, or savepointed: not this rule's case
-        assert pyhudi.rollback_to_instant(self.spark, self.path, latest)
+        try:
+            assert pyhudi.rollback_to_instant(self.spark, self.path, latest)
+        except RollbackError as exc:   # Hudi refuses when the cleaner removed the files the rollback needs
+            assert "clean" in str(exc).lower(), exc
+            OUTCOMES["rollbacks refused"] = OUTCOMES.get("rollbacks refused", 0) + 1
+            return
         self.history.pop()
         self.model = dict(self.history[-1][1])
 
@@ -154,12 +172,55 @@ class HudiTableModel(RuleBasedStateMachine):
         self.savepoints[latest] = dict(self.model)
 
     @precondition(lambda self: self.savepoints)
-    @rule()
-    def restore_latest_savepoint(self):
-        target = max(self.savepoints)
+    @rule(data=st.data())
+    def restore_any_savepoint(self, data):
+        target = data.draw(st.sampled_from(sorted(self.savepoints)))
         assert pyhudi.restore_to_savepoint(self.spark, self.path, target)
         self.model = dict(self.savepoints[target])
         self.history = [h for h in self.history if h[0] <= target]
+        self.savepoints = {t: m for t, m in self.savepoints.items() if t <= target}
+
+    @precondition(lambda self: self.savepoints)
+    @rule(data=st.data())
+    def delete_savepoint(self, data):
+        target = data.draw(st.sampled_from(sorted(self.savepoints)))
+        assert pyhudi.delete_savepoint(self.spark, self.path, target)
+        del self.savepoints[target]
+
+    @rule()
+    def archive(self):
+        pyhudi.archive(self.spark, self.path, {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
+                                               "hoodie.cleaner.commits.retained": "1"})
+
+    @rule(data=st.data())
+    def concurrent_writers(self, data):
+        """Two OCC writers at once on disjoint keys: each commits or raises WriteConflictError."""
+        first = data.draw(st.sets(st.sampled_from(KEYS), min_size=1, max_size=3))
+        second = data.draw(st.sets(st.sampled_from([k for k in KEYS if k not in first]), min_size=1, max_size=3))
+        batches = [self._rows(first), self._rows(second)]
+        outcomes: list = [None, None]
+
+        def writer(index):
+            try:
+                outcomes[index] = self._write(batches[index], "upsert", OCC)
+            except WriteConflictError as exc:
+                outcomes[index] = exc
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, in the test's thread
+                outcomes[index] = ("error", exc)
+
+        threads = [threading.Thread(target=writer, args=(i,)) for i in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for outcome in outcomes:
+            if isinstance(outcome, tuple):
+                raise outcome[1]
+        committed = sorted((outcome, batch) for outcome, batch in zip(outcomes, batches) if isinstance(outcome, str))
+        OUTCOMES["write conflicts"] = OUTCOMES.get("write conflicts", 0) + 2 - len(committed)
+        for instant, batch in committed:
+            self.model.update({r[0]: r for r in batch})
+            self._committed(instant)
 
     # --- checks -----------------------------------------------------------------------------------------
     @invariant()
@@ -172,12 +233,20 @@ class HudiTableModel(RuleBasedStateMachine):
         assert sorted(self.savepoints) == [i.time for i in timeline.completed([SAVEPOINT])]
 
     def teardown(self):
+        outcome = "failed"
         try:
             if self.history:
                 theirs = rows(hudi_rs_read(self.path), COLUMNS) if self.model else []
                 assert theirs == sorted(self.model.values(), key=repr), (theirs, self.model)
+                assert leftovers(self.path) == CLEAN
+            outcome = "ok"
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
+            OUTCOMES["sequences"] = OUTCOMES.get("sequences", 0) + 1
+            if LOG:
+                with open(LOG, "a") as log:
+                    log.write(json.dumps({"time": time.strftime("%H:%M:%S"), "table": self.table_type,
+                                          "outcome": outcome, "writes": len(self.history)}) + "\n")
 
 
 class MergeOnReadModel(HudiTableModel):
@@ -185,11 +254,17 @@ class MergeOnReadModel(HudiTableModel):
 
 
 _SETTINGS = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
-                     suppress_health_check=list(HealthCheck))
+                     suppress_health_check=list(HealthCheck),
+                     phases=[Phase.explicit, Phase.generate] if LONG else list(Phase))
 
 
 @pytest.mark.parametrize("machine", [HudiTableModel, MergeOnReadModel], ids=["cow", "mor"])
 def test_table_follows_the_model(spark, machine):
     _SPARK["spark"] = spark
     machine.TestCase.settings = _SETTINGS
-    machine.TestCase().runTest()
+    OUTCOMES.clear()
+    started = time.monotonic()
+    try:
+        machine.TestCase().runTest()
+    finally:
+        print(f"model-based {machine.table_type}: {OUTCOMES} in {time.monotonic() - started:.0f} s")
