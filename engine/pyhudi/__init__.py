@@ -23,7 +23,7 @@ def activate(spark):
 def write(df, path, options=None, mode="append"):
     """Write a DataFrame to the Hudi table at `path`; returns a WriteResult: a str equal to the completed
     instant time, with .operation, .write_stats and .index_stats (hoodie.index.type picks the index)."""
-    from pyhudi.writer.client import write as _write
+    from pyhudi.client.write import write as _write
     return _write(df, path, options, mode)
 
 
@@ -38,7 +38,7 @@ def compact(spark, path, op="scheduleAndExecute", instant_time=None, options=Non
 
 
 def delete_partitions(spark, path, partitions, options=None) -> str:
-    from pyhudi.writer.client import delete_partitions as _delete_partitions
+    from pyhudi.client.write import delete_partitions as _delete_partitions
     return _delete_partitions(spark, path, partitions, options)
 
 

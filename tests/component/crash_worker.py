@@ -5,7 +5,9 @@
 Actions: write {id: name} (upsert, ts = a counter), compact, savepoint, rollback_latest, restore (to the newest
 savepoint), and for concurrency: writes N (N upserts of the given ids, each tagged with the worker and commit
 number; prints one line per commit or conflict). With PYHUDI_CRASH_AT set, pyhudi.testing.crash_point ends the
-process at that point. Every finished action prints one JSON line (flushed), so the parent sees how far it got.
+process at that point; with PYHUDI_FAIL_FIRST_ATTEMPT set, pyhudi.testing.task_failure_point fails the first
+attempt of every Spark task there (give a master with retries, "master": "local[2,3]"). Every finished action
+prints one JSON line (flushed), so the parent sees how far it got.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ def main() -> None:
     from pyhudi.errors import WriteConflictError
 
     warehouse = tempfile.mkdtemp(prefix="pyhudi-worker-")
-    spark = pyhudi.session(master="local[1]", warehouse_dir=warehouse, hive=False,
+    spark = pyhudi.session(master=spec.get("master", "local[1]"), warehouse_dir=warehouse, hive=False,
                            **{"spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
                               "spark.sql.adaptive.enabled": "false"})
     spark.sparkContext.setLogLevel("OFF")

@@ -14,7 +14,7 @@ import pyhudi
 from pyhudi.errors import WriteConflictError
 from pyhudi.table import HudiTable
 from pyhudi.timeline import new_instant_time
-from pyhudi.writer.transaction import WriteTransaction
+from pyhudi.transaction import WriteTransaction
 from support import hudi_rs_read, rows
 from test_crash_recovery import _leftovers, _run_worker
 
@@ -42,11 +42,11 @@ def _both_before_either_commits(monkeypatch):
     barrier = threading.Barrier(2, timeout=300)
     original = WriteTransaction.complete
 
-    def complete(self, inflight, metadata):
+    def complete(self, commit, metadata):
         barrier.wait()
         if threading.current_thread().name == "second":
             time.sleep(0.5)   # the first one commits first
-        return original(self, inflight, metadata)
+        return original(self, commit, metadata)
 
     monkeypatch.setattr(WriteTransaction, "complete", complete)
 

@@ -86,9 +86,9 @@ class Model:
                 del self.writes[keep:]
 
 
-def _run_worker(path, options, actions, crash, timeout=600):
-    env = {**os.environ, "PYHUDI_CRASH_AT": crash}
-    spec = json.dumps({"path": str(path), "options": options, "actions": actions})
+def _run_worker(path, options, actions, crash, timeout=600, master="local[1]", env=None):
+    env = {**os.environ, "PYHUDI_CRASH_AT": crash, **(env or {})}
+    spec = json.dumps({"path": str(path), "options": options, "actions": actions, "master": master})
     return subprocess.run([sys.executable, str(WORKER), spec], env=env, capture_output=True, text=True,
                           timeout=timeout)
 

@@ -27,7 +27,7 @@ compaction), ``TIME_ELAPSED`` (``hoodie.compact.inline.max.delta.seconds`` since
 
 from __future__ import annotations
 
-import re
+import contextlib
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -38,19 +38,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pyhudi import config as C
+from pyhudi.actions.commit import InstantCommit
+from pyhudi.actions.markers import create_marker
+from pyhudi.actions.metadata import CommitMetadata, write_stat
+from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.base_file import BloomSettings, read_base_file, write_base_file
 from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
 from pyhudi.file_group.naming import base_file_name, parse_base_file_name, parse_log_file_name
 from pyhudi.services import avro_metadata
-from pyhudi.services.rollback import rollback_failed_writes
+from pyhudi.services.heartbeat import is_heartbeat_expired
+from pyhudi.services.lock import table_lock
+from pyhudi.services.rollback import CONCURRENCY_KEY, OCC, rollback_failed_writes
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, TEMP_FOLDER,
-                             WRITE_ACTIONS, Instant, State, Timeline, create_requested, format_instant_time,
-                             new_instant_time, normalize_instant_argument, parse_instant_time,
-                             transition_to_completed, transition_to_inflight)
+from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, WRITE_ACTIONS,
+                             Instant, State, Timeline, create_requested, format_instant_time, new_instant_time,
+                             normalize_instant_argument, parse_instant_time)
 
 # --- options (Hudi's keys and defaults) ----------------------------------------------------------------------
 STRATEGY_KEY = "hoodie.compaction.strategy"
@@ -181,9 +186,9 @@ def schedule_compaction(spark, path, options: dict | None = None, instant_time: 
     a write is pending before the compaction instant, or `instant_time` is not later than the timeline.
     """
     table = _load_mor(path)
-    rollback_failed_writes(table, options)   # a failed write's pending instant would block the schedule
-    timeline = table.timeline()
-    return _schedule(table, timeline, _Options.of(table, options), instant_time)
+    opts = _Options.of(table, options)
+    with _scheduling(table, options):
+        return _schedule(table, table.timeline(), opts, instant_time)
 
 
 def execute_compaction(spark, path, instant_time: str, options: dict | None = None) -> dict:
@@ -209,11 +214,11 @@ def compact(spark, path, op: str = "scheduleAndExecute", instant_time: str | Non
         raise ConfigError(f"compaction op {op!r} is not one of schedule, execute, run, scheduleAndExecute")
     table = _load_mor(path)
     opts = _Options.of(table, options)
-    rollback_failed_writes(table, options)   # a failed write's pending instant would block the schedule
-    timeline = table.timeline()
     if operation == "schedule":
-        scheduled = _schedule(table, timeline, opts, instant_time)
+        with _scheduling(table, options):
+            scheduled = _schedule(table, table.timeline(), opts, instant_time)
         return [scheduled] if scheduled else []
+    timeline = table.timeline()
 
     pending = [i.time for i in timeline.pending([COMPACTION])]
     if instant_time is not None:
@@ -225,7 +230,8 @@ def compact(spark, path, op: str = "scheduleAndExecute", instant_time: str | Non
     else:
         targets = pending
         if operation == "scheduleandexecute":
-            scheduled = _schedule(table, timeline, opts, None)
+            with _scheduling(table, options):
+                scheduled = _schedule(table, table.timeline(), opts, None)
             if scheduled:
                 targets = [scheduled]
     for target in targets:
@@ -367,6 +373,21 @@ def _load_mor(path) -> HudiTable:
 
 
 # --- scheduling (driver) --------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _scheduling(table: HudiTable, options: Mapping | None):
+    """Prepare to schedule: roll back the pending writes of failed writers, never a live one. A write whose
+    heartbeat is fresh is left alone (the schedule then refuses while it is pending, see _check_can_schedule):
+    a table service must not undo a running write. Under optimistic concurrency control the table lock is held
+    until the plan is published, so no write can start before the compaction instant meanwhile."""
+    raw = C.normalize_options(options or {})
+    occ = str(raw.get(CONCURRENCY_KEY, "")).strip().lower() == OCC
+    with (table_lock(table.storage, raw) if occ else contextlib.nullcontext()):
+        live = {i.time for i in table.timeline().pending(WRITE_ACTIONS)
+                if not is_heartbeat_expired(table.storage, i.time, raw)}
+        rollback_failed_writes(table, raw, exclude=live)
+        yield
+
+
 def _schedule(table: HudiTable, timeline: Timeline, opts: _Options, instant_time: str | None) -> str | None:
     t = normalize_instant_argument(instant_time) if instant_time else new_instant_time(after=timeline.latest_time())
     _check_can_schedule(table, timeline, t)
@@ -448,7 +469,7 @@ _DDL_TYPES = {pa.string(): "string", pa.int64(): "long", pa.int32(): "int", pa.b
 
 
 def _stats_schema() -> pa.Schema:
-    """The writer's stats row (so `_write_stat` reads it) plus the log-scan figures of a compaction."""
+    """The writer's stats row (so `write_stat` reads it) plus the log-scan figures of a compaction."""
     from pyhudi.writer.file_writer import STATS_SCHEMA
 
     extra = [("total_log_records", pa.int64()), ("total_log_files", pa.int64()), ("total_log_size", pa.int64()),
@@ -490,7 +511,7 @@ def _execute(spark, table: HudiTable, timeline: Timeline, t: str, opts: _Options
     plan = read_compaction_plan(storage, t)
     requested = Instant(t, COMPACTION, State.REQUESTED)
     if State.INFLIGHT in state:   # an earlier run died: undo its files, back to requested (Hudi rolls it back)
-        _revert_to_requested(storage, t)
+        InstantCommit(storage, requested, keep_plan=True).abort()
 
     from pyhudi.reader.plan import table_schema
     from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
@@ -508,25 +529,22 @@ def _execute(spark, table: HudiTable, timeline: Timeline, t: str, opts: _Options
         compression=opts.config.get(C.PARQUET_COMPRESSION),
         avro_schema_json=avro_json(with_meta_fields_avro(avro)))
 
-    from pyhudi.writer.client import _collect_or_raise, _commit_metadata
-
-    inflight = transition_to_inflight(storage, requested)
+    commit = InstantCommit(storage, requested, keep_plan=True)
+    commit.start()
     try:
         crash_point("compaction.after_inflight")
         frame = _operations_frame(spark, plan, ctx)
-        stats = [_compaction_stat(row) for row in _collect_or_raise(frame)] if frame is not None else []
-        _delete_unlisted_files(storage, t, {s["path"] for s in stats})
+        stats = [_compaction_stat(row) for row in collect_or_raise(frame)] if frame is not None else []
         extra = {"schema": schema_json or avro_json(avro)}
         extra.update(plan.extra_metadata or {})
-        metadata = _commit_metadata(stats, extra, COMPACT_OPERATION_TYPE)
-        metadata["compacted"] = True
+        metadata = CommitMetadata(COMPACT_OPERATION_TYPE, stats, extra, compacted=True)
         crash_point("compaction.before_commit")
-        transition_to_completed(storage, inflight, metadata)
+        commit.complete(metadata)   # files of failed or speculative attempts are reconciled away first
     except BaseException:
-        _revert_to_requested(storage, t)
+        commit.abort()   # back to the requested plan; nothing once the commit exists
         raise
-    storage.delete_dir(f"{TEMP_FOLDER}/{t}")
-    return metadata
+    commit.finish()
+    return metadata.to_json()
 
 
 def _latest_schema_json(timeline: Timeline) -> str | None:
@@ -553,9 +571,7 @@ def _operations_frame(spark, plan: CompactionPlan, ctx: _CompactContext):
 
 
 def _compaction_stat(row) -> dict:
-    from pyhudi.writer.client import _write_stat
-
-    stat = _write_stat(row)
+    stat = write_stat(row)
     stat.update({
         "totalLogRecords": row["total_log_records"], "totalLogFilesCompacted": row["total_log_files"],
         "totalLogSizeCompacted": row["total_log_size"], "totalUpdatedRecordsCompacted": row["total_updated_records"],
@@ -566,30 +582,6 @@ def _compaction_stat(row) -> dict:
                          "totalCreateTime": row["write_time_ms"] if row["prev_commit"] == "null" else 0},
     })
     return stat
-
-
-def _marked_files(storage: Storage, t: str) -> list[str]:
-    """Data files (relative paths) named by the markers of instant `t`."""
-    root = f"{TEMP_FOLDER}/{t}"
-    prefix = storage.full(root) + "/"
-    return [re.sub(r"\.marker\.[A-Z]+$", "", info.path[len(prefix):])
-            for info in storage.list_files(root, recursive=True)]
-
-
-def _delete_unlisted_files(storage: Storage, t: str, written: set[str]) -> None:
-    """Files of failed or speculative task attempts: marked, but not in the stats (Hudi: reconcileAgainstMarkers)."""
-    for path in _marked_files(storage, t):
-        if path not in written:
-            storage.delete_file(path)
-
-
-def _revert_to_requested(storage: Storage, t: str) -> None:
-    """Undo an execution: its data files (by marker), the markers and `<t>.compaction.inflight`; the requested
-    plan stays so the compaction can run again."""
-    for path in _marked_files(storage, t):
-        storage.delete_file(path)
-    storage.delete_dir(f"{TEMP_FOLDER}/{t}")
-    storage.delete_file(f"{METAFOLDER}/{Instant(t, COMPACTION, State.INFLIGHT).file_name}")
 
 
 # --- executor side ------------------------------------------------------------------------------------------
@@ -660,7 +652,7 @@ def _count(mask: pa.Array) -> int:
 def compact_file_slice(ctx: _CompactContext, op: dict) -> pa.Table:
     """Merge one planned file slice into a new base file of the compaction instant; returns its stats row."""
     from pyhudi.reader.file_slice_reader import read_file_slice
-    from pyhudi.writer.file_writer import _task_token, write_marker
+    from pyhudi.writer.file_writer import task_token
 
     slice_ = _slice_of(op)
     started = time.monotonic()
@@ -670,14 +662,14 @@ def compact_file_slice(ctx: _CompactContext, op: dict) -> pa.Table:
     counts = _log_counts(ctx, slice_)
     scanned = time.monotonic()
 
-    token, _ = _task_token()
+    token, _ = task_token()
     name = base_file_name(slice_.file_id, token, ctx.instant_time)
     relative = f"{slice_.partition_path}/{name}" if slice_.partition_path else name
     merged = merged.sort_by("_hoodie_record_key")
     index = merged.column_names.index("_hoodie_file_name")
     merged = merged.set_column(index, merged.schema.field(index),
                                pa.array([name] * merged.num_rows, pa.string()))
-    write_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if slice_.base_file else "CREATE")
+    create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if slice_.base_file else "CREATE")
     out = write_base_file(ctx.storage, relative, merged, ctx.bloom, ctx.compression, ctx.avro_schema_json)
     written = time.monotonic()
 

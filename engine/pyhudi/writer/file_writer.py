@@ -1,8 +1,8 @@
 """Executor-side writers: turn one file group's incoming records (or a sorted stream for bulk_insert) into a
 new base file and a one-row write stat. Nothing here runs on the driver.
 
-Every data file is announced by a marker under `.hoodie/.temp/<instant>/` before it is created, so a failed
-write can be undone by deleting exactly the files its markers name.
+Every data file is announced by a marker (pyhudi.actions.markers) before it is created, so the commit can
+reconcile its stats against the markers and a failed write can be undone by deleting exactly the files they name.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, WrittenFil
                                          write_base_file)
 from pyhudi.file_group.naming import base_file_name, write_token
 from pyhudi.merge import delete_mask, keep_latest_per_key, merge_file_group
+from pyhudi.actions.markers import create_marker
 from pyhudi.storage import Storage
-from pyhudi.testing import crash_point
-from pyhudi.timeline import TEMP_FOLDER
+from pyhudi.testing import crash_point, task_failure_point
 
 # Staging columns the driver adds to incoming rows.
 FILE_ID_COLUMN = "_pyhudi_file_id"
@@ -74,16 +74,13 @@ class WriteContext:
     existing: dict = field(default_factory=dict)
 
 
-def _task_token() -> tuple[str, int]:
+def task_token() -> tuple[str, int]:
+    """(write token of this task attempt, Spark partition id): every attempt writes files of its own name."""
     from pyspark import TaskContext
     ctx = TaskContext.get()
     if ctx is None:
         return write_token(0, 0, 0), 0
     return write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()), ctx.partitionId()
-
-
-def write_marker(storage: Storage, instant_time: str, relative_path: str, io_type: str) -> None:
-    storage.write_bytes(f"{TEMP_FOLDER}/{instant_time}/{relative_path}.marker.{io_type}", b"")
 
 
 def stamp_meta(records: pa.Table, ctx: WriteContext, file_name: str, partition_id: int, seq_start: int = 0) -> pa.Table:
@@ -133,7 +130,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     has_inserts = INSERT_COLUMN in incoming.column_names and pc.any(incoming[INSERT_COLUMN]).as_py()
     if ctx.is_mor and existing is not None and not has_inserts:
         return append_log_file(ctx, incoming, partition, file_id, existing)
-    token, partition_id = _task_token()
+    token, partition_id = task_token()
     stored = None
     if existing is not None and existing.base_path is not None:
         stored = _align_stored(read_base_file(ctx.storage, existing.base_path), ctx.data_schema)
@@ -146,9 +143,10 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     relative = f"{partition}/{name}" if partition else name
     written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id)
     table = pa.concat_tables([result.kept, written]) if result.kept is not None else written
-    write_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
+    create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
     out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
     crash_point("write.executor.after_file")
+    task_failure_point("write.executor.after_file")
     return _stats([(partition, file_id, out, existing.base_instant if existing else "null",
                     result.num_inserts, result.num_updates, result.num_deletes)])
 
@@ -161,7 +159,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     from pyhudi.file_group.log_file import avro_data_block, delete_block, parquet_data_block, write_log_file
     from pyhudi.file_group.naming import log_file_name
 
-    token, partition_id = _task_token()
+    token, partition_id = task_token()
     deletes = delete_mask(incoming, DELETE_COLUMN)
     updates = incoming.filter(pc.invert(deletes)).sort_by(RECORD_KEY)
     removed = incoming.filter(deletes)
@@ -178,9 +176,10 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
         blocks.append(delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.table_avro_schema_json))
     name = log_file_name(file_id, state.log_base_instant, state.next_log_version, token)
     relative = f"{partition}/{name}" if partition else name
-    write_marker(ctx.storage, ctx.instant_time, relative, "APPEND")
+    create_marker(ctx.storage, ctx.instant_time, relative, "APPEND")
     size = write_log_file(ctx.storage.fs, ctx.storage.full(relative), blocks)
     crash_point("write.executor.after_file")
+    task_failure_point("write.executor.after_file")
     out = WrittenFile(relative, updates.num_rows, size, None, None)
     base_name = state.base_path.rsplit("/", 1)[-1] if state.base_path else ""
     return _stats([(partition, file_id, out, state.log_base_instant, 0, updates.num_rows, removed.num_rows)],
@@ -191,7 +190,7 @@ def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> 
     """bulk_insert: records arrive sorted by (partition, key); cut a new file per partition and at max size."""
     from pyhudi.file_group.naming import new_file_id
 
-    token, partition_id = _task_token()
+    token, partition_id = task_token()
     stats = []
     pending: list[pa.Table] = []
     pending_partition: list = [None]
@@ -210,8 +209,9 @@ def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> 
         name = base_file_name(file_id, token, ctx.instant_time)
         relative = f"{partition}/{name}" if partition else name
         stamped = stamp_meta(table, ctx, name, partition_id)
-        write_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
+        create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
         out = write_base_file(ctx.storage, relative, stamped, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+        task_failure_point("write.executor.after_file")
         stats.append((partition, file_id, out, "null", table.num_rows, 0, 0))
 
     # In-memory arrow size overstates compressed parquet size; Hudi sizes by an estimated record size instead.

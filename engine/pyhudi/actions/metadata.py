@@ -1,0 +1,72 @@
+"""Hudi's commit metadata (HoodieCommitMetadata / HoodieReplaceCommitMetadata JSON) as one typed value.
+
+Write stats stay Hudi's JSON objects (HoodieWriteStat, HoodieDeltaWriteStat: `write_stat` builds one from a
+task's stats row), because callers read them as such (WriteResult.write_stats); the commit around them is typed,
+so every action publishes the same shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Hudi's operationType values (WriteOperationType) for the operations pyhudi runs.
+OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
+                   "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
+                   "delete_partition": "DELETE_PARTITION", "compact": "COMPACT"}
+
+
+def write_stat(row) -> dict:
+    """HoodieWriteStat (HoodieDeltaWriteStat for a log file) from one task's stats row."""
+    stat = {
+        "fileId": row["file_id"], "path": row["path"], "cdcStats": None, "prevCommit": row["prev_commit"],
+        "numWrites": row["num_writes"], "numDeletes": row["num_deletes"], "numUpdateWrites": row["num_updates"],
+        "numInserts": row["num_inserts"], "totalWriteBytes": row["file_size"], "totalWriteErrors": 0,
+        "tempPath": None, "partitionPath": row["partition_path"], "totalLogRecords": 0,
+        "totalLogFilesCompacted": 0, "totalLogSizeCompacted": 0, "totalUpdatedRecordsCompacted": 0,
+        "totalLogBlocks": 0, "totalCorruptLogBlock": 0, "totalRollbackBlocks": 0,
+        "fileSizeInBytes": row["file_size"], "minEventTime": None, "maxEventTime": None,
+        "runtimeStats": {"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
+    }
+    if row["log_version"] is not None:   # HoodieDeltaWriteStat
+        stat.update({"logVersion": row["log_version"], "logOffset": 0, "baseFile": row["base_file"],
+                     "logFiles": [row["path"].rsplit("/", 1)[-1]]})
+    return stat
+
+
+@dataclass
+class CommitMetadata:
+    """What a completed commit, delta commit or replace commit holds."""
+
+    operation_type: str
+    write_stats: list[dict] = field(default_factory=list)
+    extra_metadata: dict[str, str] = field(default_factory=dict)
+    replaced_file_ids: dict[str, list[str]] | None = None   # {partition: [file ids]}: a replacecommit
+    compacted: bool = False
+
+    @property
+    def paths(self) -> set[str]:
+        """Data files (relative paths) this commit wrote."""
+        return {s["path"] for s in self.write_stats}
+
+    def file_ids(self) -> set[str]:
+        """File ids this commit wrote or replaced (what conflict resolution compares)."""
+        return written_file_ids(self.to_json())
+
+    def to_json(self) -> dict:
+        by_partition: dict[str, list] = {}
+        for stat in self.write_stats:
+            by_partition.setdefault(stat["partitionPath"], []).append(stat)
+        out = {"partitionToWriteStats": by_partition, "compacted": self.compacted,
+               "extraMetadata": dict(self.extra_metadata), "operationType": self.operation_type}
+        if self.replaced_file_ids is not None:
+            out["partitionToReplaceFileIds"] = self.replaced_file_ids
+        return out
+
+
+def written_file_ids(metadata: dict) -> set[str]:
+    """File ids a commit (its JSON) wrote or replaced."""
+    ids = {s.get("fileId") for stats in (metadata.get("partitionToWriteStats") or {}).values() for s in stats}
+    for replaced in (metadata.get("partitionToReplaceFileIds") or {}).values():
+        ids.update(replaced)
+    ids.discard(None)
+    return ids

@@ -1,0 +1,45 @@
+"""Post-commit services, run as hooks once a write's completed instant exists (Hudi's postCommit): inline
+compaction of a merge-on-read table when due, then the cleaner and the archiver when due.
+
+A hook's failure does not make the committed write an error (the caller would retry it and duplicate its rows):
+it becomes a warning naming the service, the committed instant and how to run the service again.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from pyhudi import config as C
+from pyhudi.table import HudiTable
+
+
+def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
+    from pyhudi.services import compaction
+    if table.properties.is_mor and C.HoodieConfig(options, warn_unknown=False).get(C.COMPACT_INLINE):
+        compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
+
+
+def _clean_and_archive(spark, table: HudiTable, options: dict) -> None:
+    from pyhudi.services import clean
+    clean.run_table_services_after_commit(spark, table.storage.base_uri, options)
+
+
+# (service, hook, how to run it again by hand)
+POST_COMMIT_HOOKS = (
+    ("inline compaction", _inline_compaction, "pyhudi.compact(spark, path) or CALL run_compaction"),
+    ("clean and archive", _clean_and_archive, "pyhudi.clean(spark, path) and pyhudi.archive(spark, path)"),
+)
+
+
+def run_post_commit_hooks(spark, table: HudiTable, options: dict, instant_time: str) -> list[str]:
+    """Run every hook in order; returns the names of those that failed (each also warned)."""
+    failed = []
+    for name, hook, fix in POST_COMMIT_HOOKS:
+        try:
+            hook(spark, table, options)
+        except Exception as exc:  # noqa: BLE001 - the write is committed: report, do not fail it
+            failed.append(name)
+            warnings.warn(f"{name} after commit {instant_time} of table {table.name} at {table.storage.base_uri} "
+                          f"failed: {type(exc).__name__}: {exc}. The write is committed (do not retry it); "
+                          f"run {fix} to run the service again", stacklevel=3)
+    return failed

@@ -1,0 +1,148 @@
+"""pyhudi.write and delete_partitions: one write = one transaction running the write action, then the post-commit
+hooks.
+
+    validate options -> [overwrite: new table first] -> transaction.begin -> inflight -> action writes files ->
+    transaction.complete (reconcile, publish) | abort -> heartbeat stopped -> post-commit hooks
+
+Once the completed instant exists the write has happened: nothing after it (lock release, heartbeat, hooks) can
+undo it or turn it into an error.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+
+from pyhudi import config as C
+from pyhudi import errors
+from pyhudi.client import overwrite
+from pyhudi.client.hooks import run_post_commit_hooks
+from pyhudi.errors import ConfigError
+from pyhudi.keygen import build_key_generator
+from pyhudi.schema import avro_to_arrow
+from pyhudi.storage import Storage
+from pyhudi.table import HudiTable
+from pyhudi.testing import crash_point
+from pyhudi.transaction import WriteTransaction
+from pyhudi.writer.options import (SUPPORTED_OPERATIONS, check_fields, check_identity, drop_meta_columns,
+                                   resolve_write_options, table_properties, target_schema)
+from pyhudi.writer.replace import PARTITIONS_TO_DELETE
+from pyhudi.writer.write_action import WriteAction
+
+
+class WriteResult(str):
+    """A completed write: equal to its instant time (so it can be used wherever the instant string was), with
+    the commit's write stats, what the index lookup did (also in the commit's extraMetadata) and the post-commit
+    services that failed (each reported by a warning; the write itself is committed)."""
+
+    def __new__(cls, instant_time: str, operation: str, write_stats: list[dict], index_stats: dict | None = None,
+                failed_services: list[str] | None = None):
+        result = super().__new__(cls, instant_time)
+        result.instant_time = instant_time
+        result.operation = operation
+        result.write_stats = write_stats
+        result.index_stats = index_stats or {}
+        result.failed_services = failed_services or []
+        return result
+
+    def __getnewargs__(self):
+        return (self.instant_time, self.operation, self.write_stats, self.index_stats, self.failed_services)
+
+    @property
+    def num_writes(self) -> int:
+        return sum(s["numWrites"] for s in self.write_stats)
+
+
+def write(df: DataFrame, path: str, options: dict | None = None, mode: str = "append") -> WriteResult:
+    """Write `df` to the Hudi table at `path` with Hudi datasource `options`; returns the WriteResult (a str equal
+    to the completed instant time)."""
+    return WriteClient(df.sparkSession, str(path), options or {}).write(df, mode)
+
+
+def delete_partitions(spark: SparkSession, path: str, partitions: list[str], options: dict | None = None) -> str:
+    """Hudi's delete_partition operation: a replacecommit that drops every file group of `partitions`."""
+    if isinstance(partitions, str):
+        partitions = [partitions]
+    if not partitions:
+        raise ConfigError(f"delete_partitions on {path} needs at least one partition path")
+    opts = {**(options or {}), C.OPERATION.key: "delete_partition", PARTITIONS_TO_DELETE: ",".join(partitions)}
+    return write(spark.createDataFrame([], "_pyhudi_empty int"), path, opts)
+
+
+class WriteClient:
+    def __init__(self, spark: SparkSession, path: str, options: dict):
+        self.spark = spark
+        self.path = path
+        self.storage = Storage(path)
+        self.options = C.normalize_options(options)
+
+    def write(self, df: DataFrame, mode: str = "append") -> WriteResult:
+        mode = mode.lower()
+        if mode not in ("append", "overwrite", "ignore", "error", "errorifexists"):
+            raise ConfigError(f"write mode {mode!r} is not one of append, overwrite, ignore, errorifexists")
+        config = C.HoodieConfig(self.options)
+        operation = config.get(C.OPERATION)
+        if operation not in SUPPORTED_OPERATIONS:
+            raise ConfigError(f"{C.OPERATION.key}={operation} is not supported by pyhudi yet; "
+                              f"use one of {', '.join(SUPPORTED_OPERATIONS)}")
+        exists = HudiTable.exists(self.path)
+        if exists and mode in ("error", "errorifexists"):
+            raise errors.TimelineError(f"Hudi table at {self.path} already exists and mode is {mode}; "
+                                       "use mode='append' to write to it or 'overwrite' to recreate it")
+        if exists and mode == "ignore":
+            return WriteResult(HudiTable.load(self.path).timeline().latest_time() or "", operation, [])
+
+        incoming = drop_meta_columns(df)
+        table = HudiTable.load(self.path) if exists and mode != "overwrite" else None
+        if table is not None:
+            config = C.HoodieConfig({**table.properties.write_options(),
+                                     **check_identity(table, self.path, self.options)})
+        if operation == "delete_partition" and table is None:
+            raise errors.NotAHudiTableError(f"cannot delete partitions of {self.path}: there is no Hudi table there "
+                                            "(or mode='overwrite' would recreate it); check the path")
+        resolved = resolve_write_options(config, incoming, table)
+        keygen = build_key_generator(resolved, resolved[C.TABLE_NAME.key])
+        if operation == "delete_partition":   # the batch may be empty and carry no columns at all
+            incoming = incoming.limit(0) if resolved.get(PARTITIONS_TO_DELETE) else incoming
+            schema = avro_to_arrow(table.latest_avro_schema())
+        else:
+            check_fields(incoming, keygen, resolved, config)
+            schema = target_schema(incoming, table, resolved[C.TABLE_NAME.key], operation)
+
+        def write_to(path: str) -> WriteResult:
+            new = table or HudiTable.create(path, table_properties(resolved, keygen, schema))
+            action = WriteAction(self.spark, new, config, resolved, keygen, operation, incoming, schema)
+            return run_write(self.spark, new, action, resolved)
+
+        if mode == "overwrite" and exists:
+            if self.storage.is_local:
+                return overwrite.overwrite_local(self.storage, write_to)
+            incoming = overwrite.materialise(incoming)
+            overwrite.delete_table(self.storage)
+        return write_to(self.path)
+
+
+def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, options: dict) -> WriteResult:
+    """One write action inside one transaction, then the post-commit hooks."""
+    transaction = WriteTransaction(table, options)
+    commit = None
+    try:
+        action.prepare()
+        commit, timeline = transaction.begin(action.timeline_action)
+        commit.start(action.inflight_metadata())
+        crash_point("write.after_inflight")
+        metadata = action.write(commit.instant_time, timeline)
+        transaction.complete(commit, metadata)
+    except BaseException:
+        if commit is not None:
+            commit.abort()   # does nothing once the completed instant exists
+        raise
+    finally:
+        try:
+            transaction.end(commit)
+        finally:
+            action.release()
+    crash_point("write.after_complete")
+    commit.finish()
+    failed = run_post_commit_hooks(spark, table, options, commit.instant_time)
+    return WriteResult(commit.instant_time, action.operation, metadata.write_stats, action.index_stats_dict(),
+                       failed)

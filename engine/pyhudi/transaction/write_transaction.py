@@ -1,0 +1,139 @@
+"""The timeline side of one write: start an instant safely, detect conflicts, complete it.
+
+Every write beats a heartbeat (`.hoodie/.heartbeat/<instant>`, services/heartbeat.py) from before its requested
+instant exists until it ends, so table services can tell a live write from a failed one.
+
+Single writer (`hoodie.write.concurrency.mode=single_writer`, failed writes EAGER): before starting, every pending
+write left by a failed writer is rolled back (services/rollback.py).
+
+Optimistic concurrency control (`optimistic_concurrency_control`, failed writes LAZY): under the table lock
+(services/lock.py) the writer rolls back only instants whose heartbeat expired, picks an instant time later than
+everything on the timeline and creates its requested instant — so instant order is start order. Files are
+written without the lock. At commit, under the lock again, the writer compares the file groups it wrote with
+those of every write that completed since it started (Hudi's SimpleConcurrentFileWritesConflictResolutionStrategy;
+a compaction counts only when it is later than this write, as is a compaction scheduled since it started): an
+overlap raises WriteConflictError and the write is undone.
+
+In both modes the commit first checks that its inflight instant still exists: a writer whose pending instant was
+rolled back meanwhile fails instead of publishing a commit whose files are gone. Once the completed instant exists
+nothing here undoes it: a failure to release the lock or stop the heartbeat becomes a warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from typing import Mapping
+
+from pyhudi.actions.commit import InstantCommit
+from pyhudi.actions.metadata import CommitMetadata, written_file_ids
+from pyhudi.errors import WriteConflictError
+from pyhudi.services.heartbeat import Heartbeat
+from pyhudi.services.lock import FileSystemLock
+from pyhudi.services.rollback import CONCURRENCY_KEY, OCC, rollback_failed_writes
+from pyhudi.table import HudiTable
+from pyhudi.testing import crash_point
+from pyhudi.timeline import COMMIT, COMPACTION, Instant, Timeline, new_instant_time
+
+
+class WriteTransaction:
+    def __init__(self, table: HudiTable, options: Mapping[str, str]):
+        self.table = table
+        self.storage = table.storage
+        self.options = dict(options)
+        self.occ = str(self.options.get(CONCURRENCY_KEY, "")).strip().lower() == OCC
+        self.heartbeat: Heartbeat | None = None
+        self._seen: set[tuple[str, str]] = set()
+        self.instant_time: str | None = None
+
+    @contextlib.contextmanager
+    def _locked(self, commit: InstantCommit | None = None):
+        if not self.occ:
+            yield
+            return
+        lock = FileSystemLock(self.storage, self.options)
+        lock.acquire()
+        try:
+            yield
+        finally:
+            try:
+                lock.release()
+            except Exception as exc:  # noqa: BLE001 - after the commit is published, a warning; before, an error
+                if commit is None or not commit.is_completed():
+                    raise
+                warnings.warn(f"{commit.where} is committed, but releasing the table lock failed ({exc}); other "
+                              f"writers wait until the lock file {lock.storage.full(lock.relative)} is deleted or "
+                              "expires (hoodie.write.lock.filesystem.expire). Do not retry the write.", stacklevel=4)
+
+    def begin(self, action: str) -> tuple[InstantCommit, Timeline]:
+        """Roll back failed writes, then create this write's requested instant; returns its commit and the
+        timeline the write plans against."""
+        with self._locked():
+            rollback_failed_writes(self.table, self.options)
+            timeline = self.table.timeline()
+            self._seen = {(i.time, i.action) for i in timeline.instants
+                          if i.is_completed or i.action == COMPACTION}
+            self.instant_time = new_instant_time(after=timeline.latest_time())
+            self.heartbeat = Heartbeat(self.storage, self.instant_time, self.options).start()
+            if self.occ:
+                crash_point("occ.holding_lock")
+            commit = InstantCommit.begin(self.storage, self.instant_time, action)
+        crash_point("write.after_requested")
+        return commit, timeline
+
+    def complete(self, commit: InstantCommit, metadata: CommitMetadata) -> Instant:
+        """Check the instant is still pending and (OCC) for conflicting concurrent commits; publish it."""
+        with self._locked(commit):
+            if not commit.is_pending():
+                raise WriteConflictError(
+                    f"write {commit.instant_time} to table {self.table.name} at {self.storage.base_uri} was rolled "
+                    "back by another writer or table service before it could commit (a single writer rolls back "
+                    "every pending write; under optimistic concurrency control, one whose heartbeat looked expired: "
+                    "raise hoodie.client.heartbeat.interval_in_ms or tolerable.misses); retry the write")
+            if self.occ:
+                self._check_conflicts(metadata.file_ids())
+            crash_point("write.before_complete")
+            return commit.complete(metadata)
+
+    def end(self, commit: InstantCommit | None = None) -> None:
+        """Stop the heartbeat; after a published commit a failure here is only a warning."""
+        heartbeat, self.heartbeat = self.heartbeat, None
+        if heartbeat is None:
+            return
+        try:
+            heartbeat.stop()
+        except Exception as exc:  # noqa: BLE001
+            if commit is None or not commit.is_completed():
+                raise
+            warnings.warn(f"{commit.where} is committed, but stopping its heartbeat failed ({exc}); the heartbeat "
+                          "file is left behind and expires by itself", stacklevel=3)
+
+    def _check_conflicts(self, mine: set[str]) -> None:
+        if not mine:
+            return
+        timeline = self.table.timeline()
+        for instant in timeline.instants:
+            if (instant.time, instant.action) in self._seen or instant.time == self.instant_time:
+                continue
+            if instant.is_completed and instant.action in (COMMIT, "deltacommit", "replacecommit"):
+                if instant.action == COMMIT and instant.time < self.instant_time and self._is_compaction(instant):
+                    continue   # an earlier compaction: this write already wrote into its new file slices
+                theirs = written_file_ids(timeline.read_metadata(instant))
+            elif instant.action == COMPACTION and not instant.is_completed:
+                theirs = self._compaction_file_ids(instant.time)
+            else:
+                continue
+            overlap = mine & theirs
+            if overlap:
+                raise WriteConflictError(
+                    f"write {self.instant_time} to table {self.table.name} at {self.storage.base_uri} conflicts "
+                    f"with {instant.action} {instant.time}, which changed the same file groups "
+                    f"({', '.join(sorted(overlap)[:5])}) after this write started; this write was rolled back. "
+                    "Retry it: it will read the latest data")
+
+    def _is_compaction(self, instant: Instant) -> bool:
+        return self.storage.exists(f".hoodie/{instant.time}.compaction.requested")
+
+    def _compaction_file_ids(self, instant_time: str) -> set[str]:
+        from pyhudi.services.compaction import read_compaction_plan
+        return {op.file_id for op in read_compaction_plan(self.storage, instant_time).operations}

@@ -1,0 +1,149 @@
+"""Write options and validation, before anything is written: Hudi's option defaults resolved against the table,
+the batch's fields checked against the key generator, the table's identity and schema checked, and the
+hoodie.properties of a new table."""
+
+from __future__ import annotations
+
+import warnings
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import types as T
+
+from pyhudi import config as C
+from pyhudi import errors
+from pyhudi.errors import ConfigError, RecordKeyError, SchemaError
+from pyhudi.file_group.base_file import META_COLUMNS
+from pyhudi.index import check_table_index, index_spec
+from pyhudi.index import table_properties as index_table_properties
+from pyhudi.merge import SUPPORTED_PAYLOADS
+from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_table_avro, storage_schema
+from pyhudi.table import COPY_ON_WRITE, HudiTable
+
+SUPPORTED_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
+                        "delete_partition")
+# Operations that need no record key (Hudi generates keys for tables created without one).
+AUTO_KEY_OPERATIONS = ("insert", "bulk_insert", "insert_overwrite", "insert_overwrite_table", "delete_partition")
+
+
+def check_identity(table: HudiTable, path: str, options: dict) -> dict:
+    """Options may not contradict the table's identity (key fields, partition fields, table type)."""
+    props = table.properties
+    check_table_index(table, options)   # a BUCKET table's layout is part of its identity
+    checks = {
+        C.RECORD_KEY.key: ",".join(props.record_key_fields),
+        C.PARTITION_PATH.key: ",".join(props.partition_fields),
+        C.TABLE_TYPE.key: props.table_type,
+    }
+    for key, table_value in checks.items():
+        given = options.get(key)
+        if given is not None and norm_list(given) != norm_list(table_value):
+            raise ConfigError(f"table {props.name} at {path} has {key}={table_value!r} but the write "
+                              f"passes {given!r}; drop the option or write with mode='overwrite' to recreate "
+                              "the table")
+    return options
+
+
+def target_schema(incoming: DataFrame, table: HudiTable | None, table_name: str, operation: str) -> pa.Schema:
+    """The schema the write stores: the batch's, checked against (and widened to) the table's latest."""
+    batch_schema = storage_schema(arrow_schema(incoming.schema), table_name=table_name)
+    avro = table.latest_avro_schema() if table is not None else None
+    if avro is None:
+        return batch_schema
+    if operation == "delete":   # a delete batch may carry only the key fields
+        return avro_to_arrow(avro)
+    return check_compatible(avro_to_arrow(avro), batch_schema, table_name)
+
+
+def norm_list(text: str) -> str:
+    """Comparable form of a field list: trimmed, and without CustomKeyGenerator's ':type' suffixes."""
+    return ",".join(part.split(":")[0].strip() for part in str(text).split(",") if part.strip())
+
+
+def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: HudiTable | None) -> dict:
+    resolved = config.string_options()
+    name = resolved.get(C.TABLE_NAME.key) or (table.name if table else None)
+    if not name:
+        raise ConfigError(f"option {C.TABLE_NAME.key} is required to create a table; pass e.g. "
+                          f"{{'{C.TABLE_NAME.key}': 'trips'}}")
+    resolved[C.TABLE_NAME.key] = name
+    if not resolved.get(C.RECORD_KEY.key):
+        operation = config.get(C.OPERATION)
+        if operation not in AUTO_KEY_OPERATIONS:
+            raise ConfigError(f"table {name} has no record key, so {C.OPERATION.key}={operation} cannot find the "
+                              f"records to change; set {C.RECORD_KEY.key} (SQL: primaryKey) to the column(s) that "
+                              f"identify a record, or use one of {', '.join(AUTO_KEY_OPERATIONS)}")
+    if not resolved.get(C.PRECOMBINE.key) and table is None and "ts" in incoming.columns:
+        resolved[C.PRECOMBINE.key] = "ts"   # Hudi's default ordering field
+    payload = resolved.get(C.PAYLOAD_CLASS.key) or (table.properties.get("hoodie.compaction.payload.class")
+                                                    if table else None) or C.PAYLOAD_CLASS.default
+    if payload not in SUPPORTED_PAYLOADS:
+        raise ConfigError(f"{C.PAYLOAD_CLASS.key}={payload} is not supported; use one of "
+                          f"{', '.join(SUPPORTED_PAYLOADS)}")
+    resolved[C.PAYLOAD_CLASS.key] = payload
+    if config.get(C.METADATA_ENABLE):
+        warnings.warn("hoodie.metadata.enable=true is ignored: pyhudi does not write the metadata table",
+                      stacklevel=4)
+    if table is not None and not table.properties.populate_meta_fields:
+        raise ConfigError(f"table {name} was created with hoodie.populate.meta.fields=false; pyhudi reads such "
+                          "tables but cannot write to them yet (it needs _hoodie_record_key to index records)")
+    return resolved
+
+
+def check_fields(incoming: DataFrame, keygen, resolved: dict, config: C.HoodieConfig) -> None:
+    columns = {c.lower() for c in incoming.columns}
+    name = resolved[C.TABLE_NAME.key]
+    available = ", ".join(incoming.columns)
+    for field in keygen.record_key_fields:
+        if field.split(".")[0].lower() not in columns:
+            raise RecordKeyError(f"record key field {field!r} of table {name} is not in the batch "
+                                 f"(columns: {available}); add it or fix {C.RECORD_KEY.key}")
+    for field in keygen.partition_path_fields:
+        if field.split(".")[0].lower() not in columns:
+            raise errors.PartitionPathError(f"partition path field {field!r} of table {name} is not in the batch "
+                                            f"(columns: {available}); add it or fix {C.PARTITION_PATH.key}")
+    precombine = resolved.get(C.PRECOMBINE.key)
+    if precombine and config.get(C.OPERATION) != "delete" and precombine.lower() not in columns:
+        raise SchemaError(f"precombine field {precombine!r} of table {name} is not in the batch "
+                          f"(columns: {available}); add it or set {C.PRECOMBINE.key}")
+
+
+def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
+    props = {
+        "hoodie.table.name": resolved[C.TABLE_NAME.key],
+        "hoodie.table.type": resolved.get(C.TABLE_TYPE.key, COPY_ON_WRITE),
+        "hoodie.table.keygenerator.class": keygen.java_class,
+        "hoodie.datasource.write.hive_style_partitioning": resolved.get(C.HIVE_STYLE.key, "false").lower(),
+        "hoodie.datasource.write.partitionpath.urlencode": resolved.get(C.URL_ENCODE.key, "false").lower(),
+        "hoodie.datasource.write.drop.partition.columns": "false",
+        "hoodie.table.base.file.format": "PARQUET",
+        "hoodie.populate.meta.fields": "true",
+        "hoodie.table.create.schema": avro_json(create_table_avro(schema, resolved[C.TABLE_NAME.key])),
+    }
+    if keygen.record_key_fields:   # Hudi omits the key of a table with auto-generated record keys
+        props["hoodie.table.recordkey.fields"] = ",".join(keygen.record_key_fields)
+    if keygen.partition_path_fields:   # plain names, also for CustomKeyGenerator's "field:type" form
+        props["hoodie.table.partition.fields"] = ",".join(keygen.partition_path_fields)
+    if resolved.get(C.PRECOMBINE.key):
+        props["hoodie.table.precombine.field"] = resolved[C.PRECOMBINE.key]
+    if props["hoodie.table.type"] == "MERGE_ON_READ":
+        props["hoodie.compaction.payload.class"] = resolved[C.PAYLOAD_CLASS.key]
+    props.update({k: v for k, v in resolved.items() if k.startswith("hoodie.keygen.")})
+    props.update(index_table_properties(index_spec(C.HoodieConfig(resolved, warn_unknown=False),
+                                                   keygen.record_key_fields, props["hoodie.table.name"])))
+    return props
+
+
+def drop_meta_columns(df: DataFrame) -> DataFrame:
+    present = [c for c in df.columns if c in META_COLUMNS]
+    return df.drop(*present) if present else df
+
+
+def arrow_schema(spark_schema: T.StructType) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return to_arrow_schema(spark_schema, timezone="UTC", prefers_large_types=False)
+
+
+def spark_schema(arrow_schema: pa.Schema) -> T.StructType:
+    from pyspark.sql.pandas.types import from_arrow_schema
+    return from_arrow_schema(arrow_schema)

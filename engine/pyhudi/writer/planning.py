@@ -1,0 +1,97 @@
+"""Write planning on the driver (metadata only): where inserts go, how large files get, what executors must know
+about existing file groups, and Hudi's auto-generated record keys."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+
+from pyhudi import config as C
+from pyhudi.file_group.naming import new_file_id
+from pyhudi.keygen import auto_record_keys
+from pyhudi.timeline import Timeline
+from pyhudi.writer.file_writer import RECORD_KEY, GroupState
+
+
+def with_auto_keys(keyed: DataFrame, instant_time: str) -> DataFrame:
+    """Hudi's auto-generated record keys `<instant>_<sparkPartitionId>_<rowId>` for a table without a record key."""
+    schema = keyed.schema
+
+    def assign(batches):
+        from pyspark import TaskContext
+        partition_id, first_row = TaskContext.get().partitionId(), 0
+        for batch in batches:
+            keys = auto_record_keys(instant_time, partition_id, first_row, batch.num_rows)
+            first_row += batch.num_rows
+            yield batch.set_column(batch.schema.get_field_index(RECORD_KEY), RECORD_KEY, keys)
+
+    return keyed.mapInArrow(assign, schema)
+
+
+def average_record_size(timeline: Timeline, config: C.HoodieConfig) -> int:
+    """Bytes per record from the latest commits that wrote enough data, else hoodie.copyonwrite.record.size.estimate."""
+    threshold = config.get(C.SMALL_FILE_LIMIT) * 1.0  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
+    for instant in reversed(timeline.completed_writes()[-20:]):
+        meta = timeline.read_metadata(instant)
+        # base files only (log files hold other encodings), as Hudi reads only the commit timeline
+        stats = [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group
+                 if "logVersion" not in s]
+        total_bytes = sum(s.get("totalWriteBytes", 0) for s in stats)
+        total_records = sum(s.get("numWrites", 0) for s in stats)
+        if total_records and total_bytes > threshold:
+            return max(1, total_bytes // total_records)
+    return config.get(C.RECORD_SIZE_ESTIMATE)
+
+
+def group_states(view) -> dict[tuple[str, str], GroupState]:
+    """Per existing file group: its latest base file and where new log files go (metadata for executors)."""
+    pending = view.pending_compaction_groups
+    states = {}
+    for key, group in view.file_groups.items():
+        latest = group.latest_slice
+        base = next((s.base_file for s in reversed(group.slices) if s.base_file is not None), None)
+        log_base = pending.get(key, latest.base_instant)
+        versions = [log.version for s in group.slices if s.base_instant == log_base for log in s.log_files]
+        states[key] = GroupState(base.path if base else None, base.instant_time if base else "null", log_base,
+                                 max(versions, default=0) + 1)
+    return states
+
+
+def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieConfig) -> list[tuple]:
+    """Per partition, weighted slots [lo, hi) -> file id: small files by free capacity, then new file groups."""
+    max_size = config.get(C.MAX_FILE_SIZE)
+    small_limit = config.get(C.SMALL_FILE_LIMIT)
+    per_file = max(1, max_size // record_size)
+    if not config.get(C.AUTO_SPLIT_INSERTS):
+        per_file = config.get(C.INSERT_SPLIT_SIZE)
+    slices_by_partition: dict[str, list] = {}
+    if small_limit > 0:
+        # Merge-on-read: only slices without log files (and not being compacted) take inserts, as in Hudi for
+        # an index that cannot index log files.
+        for slice_ in view.latest_slices(counts.keys()):
+            if slice_.base_file is None or slice_.log_files:
+                continue
+            if (slice_.partition_path, slice_.file_id) in view.pending_compaction_groups:
+                continue
+            slices_by_partition.setdefault(slice_.partition_path, []).append(slice_.base_file)
+    rows = []
+    for partition, total in sorted(counts.items()):
+        assignments: list[tuple[str, int]] = []
+        remaining = total
+        for base in sorted(slices_by_partition.get(partition, []), key=lambda b: b.size):
+            if remaining <= 0 or base.size >= small_limit:
+                continue
+            capacity = max(0, (max_size - base.size) // record_size)
+            take = min(capacity, remaining)
+            if take > 0:
+                assignments.append((base.file_id, take))
+                remaining -= take
+        while remaining > 0:
+            take = min(per_file, remaining)
+            assignments.append((new_file_id(), take))
+            remaining -= take
+        lo = 0.0
+        for index, (file_id, take) in enumerate(assignments):
+            hi = 1.01 if index == len(assignments) - 1 else lo + take / total
+            rows.append((partition, lo, hi, file_id))
+            lo = hi
+    return rows

@@ -1,0 +1,345 @@
+"""The write action: one upsert, insert, bulk_insert, delete or replace operation from a Spark DataFrame.
+
+    prepare (key records) -> [instant begun by the client] -> dedup -> tag (index) -> plan file groups ->
+    Spark jobs write files (markers first) -> commit metadata
+
+The driver holds metadata only: the timeline, file listings, per-partition insert counts and one stat row per
+written file. Records move between executors (mapInArrow, a shuffle, applyInArrow). The instant itself (begin,
+complete, abort) belongs to the transaction and the commit protocol (pyhudi.actions.commit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.window import Window
+
+from pyhudi import config as C
+from pyhudi.actions.metadata import OPERATION_TYPES, CommitMetadata, write_stat
+from pyhudi.actions.spark_jobs import collect_or_raise
+from pyhudi.file_group.base_file import BloomSettings
+from pyhudi.index import index_spec
+from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
+from pyhudi.merge import IS_DELETED_FIELD
+from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
+from pyhudi.spark_session import file_task_partitions
+from pyhudi.table import HudiTable, write_partition_metadata
+from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
+from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
+                                      RECORD_KEY, STATS_DDL, WriteContext, write_file_group, write_sorted_files)
+from pyhudi.writer.options import spark_schema
+from pyhudi.writer.planning import average_record_size, group_states, plan_insert_buckets, with_auto_keys
+from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
+
+_SEQ_COLUMN = "_pyhudi_seq"
+_SLOT_COLUMN = "_pyhudi_slot"
+
+
+class WriteAction:
+    """One upsert/insert/bulk_insert/delete or replace operation: prepare the batch, then write one instant's
+    files and describe them (the commit itself belongs to the transaction and the commit protocol)."""
+
+    def __init__(self, spark: SparkSession, table: HudiTable, config: C.HoodieConfig, resolved: dict,
+                 keygen, operation: str, incoming: DataFrame, target_schema: pa.Schema):
+        self.spark = spark
+        self.storage = table.storage
+        self.table = table
+        self.config = config
+        self.resolved = resolved
+        self.keygen = keygen
+        self.operation = operation
+        self.incoming = incoming
+        self.target_schema = target_schema
+        self.table_name = resolved[C.TABLE_NAME.key]
+        self.precombine = resolved.get(C.PRECOMBINE.key)
+        self.is_mor = table.properties.is_mor
+        self.index = index_spec(config, keygen.record_key_fields, self.table_name)
+        self.index_stats: IndexStats | None = None
+        self.incoming_partitions: list[str] | None = None
+        self._new_file_groups = 0   # file groups _assign_inserts plans for inserts
+        self._bloom_lookup = None   # a BLOOM lookup whose counters arrive with the insert-count action
+        self._release: list = []   # cached DataFrames / broadcasts of the index lookup, freed after the write
+        self.keyed: DataFrame | None = None
+        self.partitions: list[str] | None = None
+        self._cached = False
+
+    # --- the action's steps (the client runs them inside a transaction) -----------------------------------
+    @property
+    def is_replace(self) -> bool:
+        return self.operation in REPLACE_OPERATIONS
+
+    @property
+    def timeline_action(self) -> str:
+        return REPLACE_COMMIT if self.is_replace else DELTA_COMMIT if self.is_mor else COMMIT
+
+    def prepare(self) -> None:
+        """Key the batch and, where the plan needs them, find its partitions (a Spark action of its own, which
+        also surfaces key errors before any instant exists)."""
+        keyed = self._keyed(self._prepared())
+        if self.is_replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
+            self.config = C.HoodieConfig({**self.config.raw, C.SMALL_FILE_LIMIT.key: "0"}, warn_unknown=False)
+        partitions_first = self._needs_partitions_first()
+        self._cached = not (self.index.is_bucket and not partitions_first)
+        if self._cached:   # several Spark actions read the batch: compute it once
+            keyed = keyed.persist()
+        self.keyed = keyed
+        if partitions_first:
+            self.partitions = [row[0] for row in collect_or_raise(keyed.select(PARTITION_PATH).distinct())]
+            self.incoming_partitions = self.partitions
+        if self.operation == "delete_partition":
+            self.partitions = partitions_to_delete(self.table, self.resolved, self.partitions)
+
+    def inflight_metadata(self) -> CommitMetadata:
+        """What the inflight instant holds: the operation, no stats yet (as Hudi writes it)."""
+        return CommitMetadata(OPERATION_TYPES[self.operation], replaced_file_ids={} if self.is_replace else None)
+
+    def write(self, instant_time: str, timeline: Timeline) -> CommitMetadata:
+        """Write this instant's data files (Spark jobs, markers first) and return its commit metadata."""
+        stats = [] if self.operation == "delete_partition" else self._write_files(self.keyed, timeline, instant_time)
+        # Written partitions become visible to readers only with the commit, so their metadata files can
+        # follow the data files (Hudi's write handles write them first; either order is safe to roll back).
+        for partition in sorted({s["partitionPath"] for s in stats}):
+            write_partition_metadata(self.storage, partition, instant_time)
+        replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, self.partitions) \
+            if self.is_replace else None
+        return CommitMetadata(OPERATION_TYPES[self.operation], stats,
+                              {"schema": avro_json(self.avro_schema), **self._index_extra()}, replaced)
+
+    def index_stats_dict(self) -> dict:
+        return self.index_stats.as_dict() if self.index_stats else {}
+
+    def release(self) -> None:
+        """Free the cached batch."""
+        if self._cached and self.keyed is not None:
+            self.keyed.unpersist()
+
+    def _needs_partitions_first(self) -> bool:
+        """Whether the incoming partitions must be known before the lookup: a partition-scoped index reading
+        base files (BLOOM, SIMPLE) for upserts and deletes, and the replace operations."""
+        if self.operation in REPLACE_OPERATIONS:
+            return True
+        lookup = self.operation in ("upsert", "delete") and self.keygen.record_key_fields
+        return bool(lookup) and not self.index.is_bucket and not self.index.is_global
+
+    # --- record preparation -------------------------------------------------------------------------------
+    @property
+    def avro_schema(self) -> dict:
+        return arrow_to_avro(self.target_schema, self.table_name)
+
+    def _prepared(self) -> DataFrame:
+        """Cast to the table's storage types, in table column order; missing nullable columns become null."""
+        target = spark_schema(self.target_schema)
+        present = {c.lower(): c for c in self.incoming.columns}
+        columns = []
+        for fld in target.fields:
+            source = present.get(fld.name.lower())
+            column = F.col(f"`{source}`") if source else F.lit(None)
+            columns.append(column.cast(fld.dataType).alias(fld.name))
+        return self.incoming.select(*columns)
+
+    def _keyed(self, prepared: DataFrame) -> DataFrame:
+        keygen = self.keygen
+        out_schema = T.StructType(prepared.schema.fields + [
+            T.StructField(RECORD_KEY, T.StringType(), False), T.StructField(PARTITION_PATH, T.StringType(), False)])
+
+        def add_keys(batches):
+            for batch in batches:
+                # Auto-generated keys need the instant time: _with_auto_keys fills them in once it exists.
+                keys = keygen.record_keys(batch) if keygen.record_key_fields else pa.repeat(pa.scalar(""), batch.num_rows)
+                paths = keygen.partition_paths(batch)
+                yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
+                                                 names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
+
+        return prepared.mapInArrow(add_keys, out_schema)
+
+    # --- the Spark jobs -----------------------------------------------------------------------------------
+    def _write_files(self, keyed: DataFrame, timeline: Timeline, instant_time: str) -> list[dict]:
+        view = self.table.view(timeline=timeline)
+        ctx = WriteContext(
+            storage=self.storage, instant_time=instant_time, data_schema=self.target_schema,
+            bloom=BloomSettings(self.config.get(C.BLOOM_FILTER_TYPE), self.config.get(C.BLOOM_NUM_ENTRIES),
+                                self.config.get(C.BLOOM_FPP), self.config.get(C.BLOOM_DYNAMIC_MAX_ENTRIES)),
+            compression=self.config.get(C.PARQUET_COMPRESSION),
+            avro_schema_json=avro_json(with_meta_fields_avro(self.avro_schema)),
+            payload_class=self.resolved[C.PAYLOAD_CLASS.key], ordering_field=self.precombine,
+            max_file_size=self.config.get(C.MAX_FILE_SIZE), is_mor=self.is_mor,
+            log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
+            table_avro_schema_json=avro_json(self.avro_schema))
+        if not self.keygen.record_key_fields:
+            keyed = with_auto_keys(keyed, instant_time)
+        if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
+            return self._bulk_insert(keyed, ctx)
+
+        # With a partition-scoped index every version of a key reaches the same writer task (same stored
+        # location, or the same insert slot, which hashes the key): it keeps the latest there (ordering field,
+        # then arrival order), which spares a shuffle of the batch. A global index deduplicates across
+        # partitions first.
+        writer_combines = self._combines() and not self.index.is_global
+        if writer_combines:
+            deduped = keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id())
+            ctx = dataclasses.replace(ctx, combine_in_writer=True)
+        else:
+            deduped = self._dedup(keyed)
+        if self.operation == "delete":   # Hudi's delete carries no ordering value (natural order): it always wins
+            deduped = deduped.withColumn(DELETE_COLUMN, F.lit(True))
+            if self.precombine in deduped.columns:
+                deduped = deduped.withColumn(self.precombine, F.lit(None).cast(deduped.schema[self.precombine].dataType))
+        else:
+            deleted = (F.coalesce(F.col(IS_DELETED_FIELD), F.lit(False))
+                       if IS_DELETED_FIELD in deduped.columns else F.lit(False))
+            deduped = deduped.withColumn(DELETE_COLUMN, deleted)
+
+        existing = group_states(view)
+        tagged = self._tag(deduped, view, instant_time)
+        if self.operation == "delete" or not writer_combines:
+            # Deletes of keys that do not exist change nothing. (Before the writer's dedup they must stay: a
+            # delete may still beat an insert of the same new key, so it travels to that key's insert slot.)
+            tagged = tagged.filter(~(F.col(DELETE_COLUMN) & F.col(FILE_ID_COLUMN).isNull()))
+        tagged = self._assign_inserts(tagged, view, timeline)
+        try:
+            ctx = dataclasses.replace(ctx, existing=existing)
+            # One Spark partition per file group or so, as Hudi's UpsertPartitioner: the work of a task is the
+            # file group it rewrites, not the few incoming rows that adaptive execution would pack into one task.
+            spread = tagged.repartition(self._write_parallelism(existing), PARTITION_PATH, FILE_ID_COLUMN)
+            stats_df = spread.groupBy(PARTITION_PATH, FILE_ID_COLUMN).applyInArrow(
+                lambda table: write_file_group(ctx, table), STATS_DDL)
+            stats = [write_stat(row) for row in collect_or_raise(stats_df)]
+            self._finish_index_stats(stats)
+            return stats
+        finally:   # what the index lookup and _assign_inserts cached
+            for item in self._release:
+                item.unpersist()
+            self._release.clear()
+
+    def _write_parallelism(self, existing: dict) -> int:
+        """Spark partitions for the file groups this write touches: the existing ones in the incoming partitions
+        (all of them when those are not known) plus the new ones planned for inserts."""
+        partitions = set(self.incoming_partitions) if self.incoming_partitions is not None else None
+        groups = sum(1 for partition, _ in existing if partitions is None or partition in partitions)
+        groups += self._new_file_groups
+        if self.index.is_bucket:
+            groups = max(groups, self.index.num_buckets * (len(partitions) if partitions is not None else 1))
+        return file_task_partitions(self.spark, groups)
+
+    def _combines(self) -> bool:
+        """hoodie.combine.before.{insert,upsert,delete}: keep one record per key of the batch."""
+        combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
+                   "delete": C.COMBINE_BEFORE_DELETE, "insert_overwrite": C.COMBINE_BEFORE_INSERT,
+                   "insert_overwrite_table": C.COMBINE_BEFORE_INSERT,
+                   "bulk_insert": C.COMBINE_BEFORE_INSERT}[self.operation]
+        return self.config.get(combine)
+
+    def _dedup(self, keyed: DataFrame) -> DataFrame:
+        if not self._combines():
+            return keyed
+        order = [F.col(_SEQ_COLUMN).desc()]
+        if self.precombine and self.operation != "delete":
+            order.insert(0, F.col(f"`{self.precombine}`").desc_nulls_last())
+        # A global index keeps one record per key across partitions (Hudi's deduplicateRecords).
+        keys = [RECORD_KEY] if self.index.is_global else [RECORD_KEY, PARTITION_PATH]
+        window = Window.partitionBy(*keys).orderBy(*order)
+        return (keyed.withColumn(_SEQ_COLUMN, F.monotonically_increasing_id())
+                .withColumn("_pyhudi_rank", F.row_number().over(window))
+                .filter(F.col("_pyhudi_rank") == 1).drop("_pyhudi_rank", _SEQ_COLUMN))
+
+    def _tag(self, records: DataFrame, view, instant_time: str) -> DataFrame:
+        """hoodie.index.type: set FILE_ID_COLUMN to the file group holding each record's key (null: a new key);
+        see pyhudi.index for the index types. Fills self.index_stats."""
+        from pyhudi.index import bloom, bucket, lookup
+
+        spec = self.index
+        stats = self.index_stats = IndexStats(spec.type)
+        if spec.is_bucket:
+            existing = bucket.existing_buckets(view, self.incoming_partitions, self.table_name, spec.num_buckets)
+            stats.files_considered = len(existing)
+            return bucket.tag(records, RECORD_KEY, PARTITION_PATH, FILE_ID_COLUMN,
+                              list(spec.hash_fields), spec.num_buckets, existing, instant_time)
+        no_location = records.withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
+        if self.operation in ("insert", "insert_overwrite", "insert_overwrite_table"):
+            return no_location   # inserts are not looked up (Hudi: the index only tags upserts and deletes)
+        partitions = None if spec.is_global else self.incoming_partitions
+        base_files = view.latest_base_files(partitions)
+        if not base_files:
+            return no_location
+        if spec.is_bloom:
+            self._bloom_lookup = bloom.locations(self.spark, self.storage, records, base_files, spec.is_global,
+                                                 spec.prune_by_ranges, FILE_ID_COLUMN, stats)
+            self._release.extend(self._bloom_lookup.release)
+            locations = self._bloom_lookup.locations
+        else:
+            stats.files_considered = stats.candidate_files = len(base_files)
+            locations = lookup.stored_keys(self.spark, self.storage, [b.path for b in base_files], FILE_ID_COLUMN)
+        return lookup.apply_locations(records, locations, FILE_ID_COLUMN, DELETE_COLUMN, spec.is_global,
+                                      spec.update_partition_path)
+
+    def _finish_index_stats(self, write_stats: list[dict]) -> None:
+        """Outcome counters from the write stats: which file groups really held incoming keys."""
+        stats = self.index_stats
+        if stats is None:
+            return
+        touched = [s for s in write_stats if s["prevCommit"] != "null" and s["numUpdateWrites"] + s["numDeletes"]]
+        stats.confirmed_files = len({(s["partitionPath"], s["fileId"]) for s in touched})
+        stats.false_positive_files = max(0, stats.candidate_files - stats.confirmed_files)
+        stats.updates = sum(s["numUpdateWrites"] + s["numDeletes"] for s in write_stats)
+        stats.inserts = sum(s["numInserts"] for s in write_stats)
+        if self.index.is_bucket:
+            stats.keys_looked_up = stats.updates + stats.inserts
+
+    def _index_extra(self) -> dict:
+        """The commit's extraMetadata entry for the index stats (a JSON string, as Hudi's values are strings)."""
+        return {EXTRA_METADATA_KEY: self.index_stats.to_json()} if self.index_stats else {}
+
+    def _assign_inserts(self, tagged: DataFrame, view, timeline: Timeline) -> DataFrame:
+        """Send inserts to small files first, then to new file groups sized near hoodie.parquet.max.file.size.
+        The tagged records are cached so the index lookup runs once for this count and the write."""
+        tagged = tagged.withColumn(INSERT_COLUMN, F.col(FILE_ID_COLUMN).isNull())
+        if self.index.is_bucket:   # the bucket index gave every record its file group
+            return tagged
+        tagged = tagged.persist()
+        self._release.append(tagged)
+        is_insert = F.col(INSERT_COLUMN)
+        rows = collect_or_raise(tagged.groupBy(PARTITION_PATH, INSERT_COLUMN).count())
+        counts = {row[0]: row[2] for row in rows if row[1]}
+        if self.incoming_partitions is None:
+            self.incoming_partitions = sorted({row[0] for row in rows})
+        if self._bloom_lookup is not None:
+            self._bloom_lookup.fill_stats(self.index_stats)
+        elif self.index_stats is not None:
+            self.index_stats.keys_looked_up = sum(row[2] for row in rows)
+        if not counts:
+            return tagged
+        buckets = plan_insert_buckets(counts, view, average_record_size(timeline, self.config), self.config)
+        self._new_file_groups = len({row[3] for row in buckets})
+        slots = self.spark.createDataFrame(buckets, "bucket_partition string, lo double, hi double, bucket_file string")
+        slot = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % 1_000_000) / 1_000_000.0
+        inserts = (tagged.filter(is_insert).withColumn(_SLOT_COLUMN, slot)
+                   .join(F.broadcast(slots), (F.col(PARTITION_PATH) == F.col("bucket_partition"))
+                         & (F.col(_SLOT_COLUMN) >= F.col("lo")) & (F.col(_SLOT_COLUMN) < F.col("hi")))
+                   .withColumn(FILE_ID_COLUMN, F.col("bucket_file"))
+                   .drop(_SLOT_COLUMN, "bucket_partition", "lo", "hi", "bucket_file"))
+        return tagged.filter(~is_insert).unionByName(inserts)
+
+    def _ordering_avro_type(self):
+        """The precombine field's Avro type: it picks the orderingVal branch of delete-block records."""
+        for fld in self.avro_schema["fields"]:
+            if self.precombine and fld["name"].lower() == self.precombine.lower():
+                return fld["type"]
+        return None
+
+    def _bulk_insert(self, keyed: DataFrame, ctx: WriteContext) -> list[dict]:
+        # Files are cut near hoodie.parquet.max.file.size by the average record size of earlier commits (or
+        # hoodie.copyonwrite.record.size.estimate), as inserts are planned.
+        record_size = average_record_size(self.table.timeline(), self.config)
+        ctx = dataclasses.replace(ctx, records_per_file=max(1, self.config.get(C.MAX_FILE_SIZE) // record_size))
+        parallelism = self.config.get(C.BULK_INSERT_PARALLELISM) or None
+        ordered = keyed.repartitionByRange(parallelism, PARTITION_PATH, RECORD_KEY) if parallelism \
+            else keyed.orderBy(PARTITION_PATH, RECORD_KEY)
+        ordered = ordered.sortWithinPartitions(PARTITION_PATH, RECORD_KEY)
+        stats_df = ordered.mapInArrow(lambda batches: write_sorted_files(ctx, batches), STATS_DDL)
+        return [write_stat(row) for row in collect_or_raise(stats_df)]
+
+
