@@ -13,6 +13,7 @@ import pytest
 
 import cf_known
 import cf_profiles
+from cf_report import diff_message
 from cf_sql_gen import SOURCE_VIEW, SequenceGenerator, Step
 from support import hudi_rs_read, rows
 
@@ -44,13 +45,6 @@ def _write_reference(spark, gen, name, df):
 def _commits(location) -> int:
     from pyhudi.table import HudiTable
     return len(HudiTable.load(location).timeline().completed_writes())
-
-
-def diff_message(expected: list, actual: list, limit: int = 8) -> str:
-    missing = [r for r in expected if r not in actual]
-    extra = [r for r in actual if r not in expected]
-    return (f"expected {len(expected)} rows, got {len(actual)}\n  missing (in reference, not in table): "
-            f"{missing[:limit]}\n  extra (in table, not in reference): {extra[:limit]}")
 
 
 def _format_rows(step: Step) -> str:
