@@ -221,3 +221,14 @@ def test_create_location_rules(spark, tmp_path):
     assert (empty / ".hoodie" / "hoodie.properties").exists()
     pyhudi.sql(spark, "DROP TABLE ddl_loc PURGE")
     assert not empty.exists()
+
+
+def test_key_columns_must_exist(spark):
+    spark.sql("DROP TABLE IF EXISTS ddl_keys")
+    with pytest.raises(SqlError, match=r"CREATE TABLE ddl_keys: primaryKey uid is not a column of the table "
+                                       r"\(id, name\)"):
+        pyhudi.sql(spark, "CREATE TABLE ddl_keys (id INT, name STRING) USING hudi TBLPROPERTIES (primaryKey = 'uid')")
+    with pytest.raises(SqlError, match="preCombineField ts is not a column"):
+        pyhudi.sql(spark, "CREATE TABLE ddl_keys USING hudi TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts') "
+                          "AS SELECT 1 AS id")
+    assert not spark.catalog.tableExists("ddl_keys")

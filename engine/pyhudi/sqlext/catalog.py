@@ -165,3 +165,15 @@ def add_columns(spark: SparkSession, entry: CatalogEntry, new_fields: list[T.Str
     ident = _identifier(spark, entry.database, entry.name)
     data = T.StructType.fromJson(json.loads(jcat.getTableMetadata(ident).dataSchema().json()))
     stamp_base_path(spark, entry, T.StructType(list(data.fields) + list(new_fields)))
+
+
+def mark_external(spark: SparkSession, entry: CatalogEntry) -> None:
+    """Make a managed entry external, so that dropping it leaves its folder to us (the metastore would delete a
+    managed table's folder whole, other people's files in it too)."""
+    jvm = _jvm(spark)
+    jcat = _jcatalog(spark)
+    meta = jcat.getTableMetadata(_identifier(spark, entry.database, entry.name))
+    copy = next(m for m in meta.getClass().getMethods() if m.getName() == "copy")
+    args = [getattr(meta, f"copy$default${i}")() for i in range(1, copy.getParameterCount() + 1)]
+    args[1] = jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.EXTERNAL()   # CatalogTable.tableType
+    jcat.alterTable(meta.copy(*args))

@@ -198,6 +198,7 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
     if query_df is not None:
         query_df = query_df.select(*[F.col(f"`{f.name}`") for f in data_schema.fields])
     resolved = hudi_options(options, partitions, name, database)
+    _check_key_columns(resolved, data_schema, name)
     if replace:
         return _replace(spark, existing, path, managed, resolved, data_schema, partitions, options, query_df)
     entry = catalog.register(spark, database, name, data_schema, partitions, None if managed else path, {})
@@ -207,6 +208,17 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
     except BaseException:
         drop_table(spark, entry, purge=managed)
         raise
+
+
+def _check_key_columns(resolved: dict, data_schema: T.StructType, name: str) -> None:
+    """primaryKey / preCombineField must name columns (as Hudi's HoodieCatalogTable checks at CREATE)."""
+    columns = {f.name.lower() for f in data_schema.fields}
+    for option, label in ((C.RECORD_KEY.key, "primaryKey"), (C.PRECOMBINE.key, "preCombineField")):
+        fields = [f.strip() for f in str(resolved.get(option) or "").split(",") if f.strip()]
+        missing = [f for f in fields if f.lower() not in columns]
+        if missing:
+            raise SqlError(f"CREATE TABLE {name}: {label} {', '.join(missing)} is not a column of the table "
+                           f"({', '.join(f.name for f in data_schema.fields)}); fix {label} in TBLPROPERTIES/OPTIONS")
 
 
 def _same_path(a: str, b: str) -> bool:
@@ -269,8 +281,10 @@ def _remove_folder(path: str) -> None:
 def drop_table(spark: SparkSession, entry: catalog.CatalogEntry, purge: bool) -> None:
     """DROP TABLE: the catalog entry always; for managed tables or PURGE also the table's own files (as Hudi
     does), never other files in its folder."""
+    if entry.managed and entry.is_hudi:
+        catalog.mark_external(spark, entry)
     spark.sql(f"DROP TABLE {entry.qualified}")
-    if entry.managed or purge:
+    if entry.is_hudi and (entry.managed or purge):
         location_rules.delete_table_files(entry.location)
 
 
