@@ -246,7 +246,7 @@ class HudiTableModel(RuleBasedStateMachine):
             if LOG:
                 with open(LOG, "a") as log:
                     log.write(json.dumps({"time": time.strftime("%H:%M:%S"), "table": self.table_type,
-                                          "outcome": outcome, "writes": len(self.history)}) + "\n")
+                                          "final checks": outcome, "writes": len(self.history)}) + "\n")
 
 
 class MergeOnReadModel(HudiTableModel):
