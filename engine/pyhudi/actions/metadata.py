@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pyarrow as pa
+
 # Hudi's operationType values (WriteOperationType) for the operations pyhudi runs.
 OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
                    "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
                    "delete_partition": "DELETE_PARTITION", "compact": "COMPACT"}
+
+# The one stats row a writer task returns per written file (write_stat turns it into a HoodieWriteStat).
+STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
+             "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string, "
+             "log_version long, base_file string")
+STATS_SCHEMA = pa.schema([("partition_path", pa.string()), ("file_id", pa.string()), ("path", pa.string()),
+                          ("prev_commit", pa.string()), ("num_writes", pa.int64()), ("num_inserts", pa.int64()),
+                          ("num_updates", pa.int64()), ("num_deletes", pa.int64()), ("file_size", pa.int64()),
+                          ("min_key", pa.string()), ("max_key", pa.string()), ("log_version", pa.int64()),
+                          ("base_file", pa.string())])
 
 
 def write_stat(row) -> dict:

@@ -14,11 +14,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pyhudi.actions.markers import create_marker
+from pyhudi.actions.metadata import STATS_SCHEMA
+from pyhudi.actions.spark_jobs import task_token
 from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, WrittenFile, read_base_file,
                                          write_base_file)
-from pyhudi.file_group.naming import base_file_name, write_token
+from pyhudi.file_group.naming import base_file_name
 from pyhudi.merge import delete_mask, keep_latest_per_key, merge_file_group
-from pyhudi.actions.markers import create_marker
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
 
@@ -30,15 +32,6 @@ PARTITION_PATH = "_hoodie_partition_path"
 
 INSERT_COLUMN = "_pyhudi_is_insert"
 ARRIVAL_COLUMN = "_pyhudi_arrival"   # arrival order of a record in the batch, when the writer deduplicates
-
-STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
-             "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string, "
-             "log_version long, base_file string")
-STATS_SCHEMA = pa.schema([("partition_path", pa.string()), ("file_id", pa.string()), ("path", pa.string()),
-                          ("prev_commit", pa.string()), ("num_writes", pa.int64()), ("num_inserts", pa.int64()),
-                          ("num_updates", pa.int64()), ("num_deletes", pa.int64()), ("file_size", pa.int64()),
-                          ("min_key", pa.string()), ("max_key", pa.string()), ("log_version", pa.int64()),
-                          ("base_file", pa.string())])
 
 
 @dataclass(frozen=True)
@@ -72,15 +65,6 @@ class WriteContext:
     combine_in_writer: bool = False            # keep the latest record per key here (see keep_latest_per_key)
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
-
-
-def task_token() -> tuple[str, int]:
-    """(write token of this task attempt, Spark partition id): every attempt writes files of its own name."""
-    from pyspark import TaskContext
-    ctx = TaskContext.get()
-    if ctx is None:
-        return write_token(0, 0, 0), 0
-    return write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()), ctx.partitionId()
 
 
 def stamp_meta(records: pa.Table, ctx: WriteContext, file_name: str, partition_id: int, seq_start: int = 0) -> pa.Table:

@@ -19,7 +19,7 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from pyhudi import config as C
-from pyhudi.actions.metadata import OPERATION_TYPES, CommitMetadata, write_stat
+from pyhudi.actions.metadata import OPERATION_TYPES, STATS_DDL, CommitMetadata, write_stat
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.index import index_spec
@@ -30,7 +30,7 @@ from pyhudi.spark_session import file_task_partitions
 from pyhudi.table import HudiTable, write_partition_metadata
 from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
-                                      RECORD_KEY, STATS_DDL, WriteContext, write_file_group, write_sorted_files)
+                                      RECORD_KEY, WriteContext, write_file_group, write_sorted_files)
 from pyhudi.writer.options import spark_schema
 from pyhudi.writer.planning import average_record_size, group_states, plan_insert_buckets, with_auto_keys
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
