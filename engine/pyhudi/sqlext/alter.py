@@ -120,7 +120,7 @@ def drop_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: ex
 def _delete_partitions(spark: SparkSession, entry: catalog.CatalogEntry, paths: list[str]) -> None:
     import pyhudi
     from pyhudi.sqlext.dml import table_write_options
-    pyhudi.delete_partitions(spark, entry.location, paths, table_write_options(entry))
+    pyhudi.delete_partitions(spark, entry.location, paths, table_write_options(spark, entry))
 
 
 def truncate(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.TruncateTable) -> None:

@@ -37,21 +37,20 @@ def _path(spark: SparkSession, args: dict) -> str:
 
 
 def _target(spark: SparkSession, args: dict) -> tuple[str, dict]:
-    """(base path, the hoodie.* settings in the table's TBLPROPERTIES) from `table` or `path` (no settings)."""
+    """(base path, the hoodie.* settings that apply: the table's TBLPROPERTIES under the session's SET hoodie.*
+    and the statement's options, as for a write) from `table` or `path`."""
+    from pyhudi.sqlext import settings
     if args.get("path"):
-        return str(args["path"]), {}
+        return str(args["path"]), settings.combine(spark, {}, {})
     table = args.get("table")
     if not table:
         raise SqlError("the procedure needs table => 'name' or path => '/base/path'")
-    from pyhudi import config as C
     from pyhudi.sqlext.query import Resolver
     entry = Resolver(spark).entry_by_name(str(table))
     if entry is None or not entry.is_hudi:
         raise SqlError(f"{table!r} is not a Hudi table in the catalog; create it with CREATE TABLE ... USING hudi "
                        "or pass path => '/base/path'")
-    settings = {k: v for k, v in C.normalize_options(entry.properties).items()
-                if k.startswith("hoodie.") and not k.startswith("hoodie.table.")}
-    return entry.location, settings
+    return entry.location, settings.combine(spark, entry.properties, {})
 
 
 def _engine(name: str):
