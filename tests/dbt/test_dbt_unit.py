@@ -85,15 +85,6 @@ def test_bad_hudi_configs_fail_with_the_fix():
         options({"table_type": "merge"})
 
 
-def test_merge_without_unique_key_says_to_set_it():
-    adapter = PyhudiAdapter.__new__(PyhudiAdapter)
-    adapter.config = None
-    with pytest.raises(CompilationError, match="unique_key"):
-        adapter.hudi_merge_key(Config({}))
-    assert adapter.hudi_merge_key(Config({"unique_key": ["a", "b"]})) == ["a", "b"]
-    assert adapter.hudi_merge_key(Config({"options": {"primaryKey": "id"}})) == ["id"]
-
-
 def test_call_sql_uses_hudi_argument_names():
     adapter = PyhudiAdapter.__new__(PyhudiAdapter)
     sql = adapter.hudi_call_sql("run_clean", {"table": "s.orders", "clean_policy": "KEEP_LATEST_COMMITS",
@@ -110,3 +101,52 @@ def test_hudi_tables_are_recognised_in_catalog_text():
     assert provider_of(text) == "hudi" and is_hudi_information(text)
     assert not is_hudi_information("Type: MANAGED\nProvider: parquet\n")
     assert is_hudi_information("Provider: parquet\nTable Properties: [hoodie.table.name=t]\n")
+
+
+# ---------------------------------------------------------------- model columns and statement options
+
+def test_partition_columns_go_last_in_partition_by_order():
+    from dbt.adapters.pyhudi.model_config import column_list, partition_last
+    assert column_list("dt") == ["dt"] and column_list("a, b") == ["a", "b"] and column_list(["a", "b"]) == ["a", "b"]
+    assert partition_last(["id", "ts", "dt", "amount"], ["dt"]) == ["id", "ts", "amount", "dt"]
+    assert partition_last(["id", "DT", "region", "amount"], ["region", "dt"]) == ["id", "amount", "region", "DT"]
+    assert partition_last(["id", "v"], None) == ["id", "v"]
+
+
+def test_missing_partition_or_key_column_names_model_column_and_fix():
+    from dbt.adapters.pyhudi.model_config import check_columns
+    check_columns("m", ["id", "dt"], ["DT"], "id")
+    with pytest.raises(CompilationError, match=r"model orders: partition_by column\(s\) dt not in the model's "
+                                               r"select \(it returns id, amount\); select the column"):
+        check_columns("orders", ["id", "amount"], ["dt"], "id")
+    with pytest.raises(CompilationError, match=r"model orders: unique_key column\(s\) nope"):
+        check_columns("orders", ["id", "dt"], "dt", ["id", "nope"])
+
+
+def test_overwrite_mode_is_static_or_dynamic():
+    assert options({"options": {"hoodie.datasource.overwrite.mode": "DYNAMIC"}})
+    with pytest.raises(CompilationError, match="model m: hoodie.datasource.overwrite.mode is 'sometimes'"):
+        PyhudiAdapter.hudi_table_options(None, Config({"tblproperties": {
+            "hoodie.datasource.overwrite.mode": "sometimes"}}), None, {}, "m")
+
+
+def test_statement_options_travel_in_the_leading_comments():
+    from dbt.adapters.pyhudi.model_config import options_comment
+    from dbt.adapters.pyhudi.session import statement_options
+    comment = options_comment({"hoodie.datasource.overwrite.mode": "dynamic"})
+    dbt_comment = '/* {"app": "dbt", "node_id": "model.p.m"} */\n'
+    text, opts = statement_options(dbt_comment + comment + "\ninsert overwrite table t select 1")
+    assert opts == {"hoodie.datasource.overwrite.mode": "dynamic"}
+    assert text == dbt_comment.strip() + "\n\ninsert overwrite table t select 1"
+    # only leading comments count: a string literal in the statement is data
+    sql = "select '" + comment + "' as x"
+    assert statement_options(sql) == (sql, None)
+
+
+def test_merge_without_a_key_appends():
+    """dbt-spark's merge without unique_key matches nothing (`on false`): every row is appended."""
+    adapter = PyhudiAdapter.__new__(PyhudiAdapter)
+    adapter.config = None
+    assert adapter.hudi_merge_key(Config({})) == []
+    assert adapter.hudi_merge_key(Config({"unique_key": ["id", "region"]})) == ["id", "region"]
+    assert adapter.hudi_merge_key(Config({"options": {"primaryKey": "k"}})) == ["k"]

@@ -14,6 +14,7 @@ from dbt.adapters.base.meta import available
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError
 
+from dbt.adapters.pyhudi import model_config
 from dbt.adapters.pyhudi.connections import PyhudiConnectionManager
 from dbt.adapters.pyhudi.relation import PyhudiRelation, is_hudi_information
 
@@ -78,7 +79,8 @@ class PyhudiAdapter(SparkAdapter):
 
     @available
     def hudi_table_options(self, config: Any, record_key: Optional[str] = None,
-                           target_defaults: Optional[Dict[str, Any]] = None) -> Dict[str, str]:
+                           target_defaults: Optional[Dict[str, Any]] = None,
+                           model_name: Optional[str] = None) -> Dict[str, str]:
         """The TBLPROPERTIES of the Hudi table a model creates.
 
         Later sources win: the profile's `hudi_options`, dbt-spark's `options`, `hudi_options`, then the
@@ -129,6 +131,7 @@ class PyhudiAdapter(SparkAdapter):
             merged["hoodie.index.type"] = str(config.get("index_type")).upper()
         for name, value in (config.get("tblproperties") or {}).items():
             merged.setdefault(str(name), str(value))
+        model_config.check_overwrite_mode(model_name or "(this model)", merged)
         return merged
 
     def _profile_hudi_options(self) -> Dict[str, str]:
@@ -137,17 +140,46 @@ class PyhudiAdapter(SparkAdapter):
 
     @available
     def hudi_merge_key(self, config: Any) -> List[str]:
-        """The columns a merge matches on: unique_key, else the Hudi primaryKey option; never guessed."""
+        """The columns a merge matches on: unique_key, else the Hudi primaryKey option. None: dbt-spark's merge
+        without a key matches nothing (`on false`), so every row is appended."""
         key = _key_text(config.get("unique_key"))
         if not key:
-            options = self.hudi_table_options(config)
-            key = options.get("primaryKey")
-        if not key:
-            raise CompilationError(
-                "pyhudi: incremental_strategy 'merge' upserts by record key, but this model has no unique_key. "
-                "Set config(unique_key='id') (composite keys: unique_key=['id', 'region']), or use "
-                "incremental_strategy='append' / 'insert_overwrite'.")
-        return [k for k in key.split(",") if k]
+            key = self.hudi_table_options(config).get("primaryKey")
+        return [k for k in (key or "").split(",") if k]
+
+    # ---------------------------------------------------------------- a model's columns
+
+    @available
+    def hudi_partition_by(self, config: Any) -> List[str]:
+        return model_config.column_list(config.get("partition_by"))
+
+    @available
+    def hudi_model_columns(self, model_name: str, relation: Any, config: Any, check_key: bool = True) -> List[Any]:
+        """The columns of the model's query (a temporary view) in the Hudi table's order (partition columns
+        last), after checking that partition_by and unique_key name selected columns."""
+        columns = [c for c in self.get_columns_in_relation(relation)
+                   if c.name.lower() not in self.HUDI_METADATA_COLUMNS]
+        model_config.check_columns(model_name, columns, config.get("partition_by"),
+                                   config.get("unique_key") if check_key else None)
+        return model_config.partition_last(columns, config.get("partition_by"))
+
+    @available
+    def hudi_check_seed_columns(self, model_name: str, names: List[str], config: Any) -> None:
+        """A seed's CSV header must hold its partition_by columns and its record key (options primaryKey)."""
+        key = self.hudi_table_options(config, model_name=model_name).get("primaryKey")
+        model_config.check_columns(model_name, names, config.get("partition_by"), key)
+
+    @available
+    def hudi_partition_columns_of(self, relation: Any) -> List[str]:
+        """The partition columns of an existing table, as its catalog entry declares them (DESCRIBE does not
+        show them for data source tables)."""
+        from dbt.adapters.pyhudi.session import partition_columns
+        connection = self.connections.open(self.connections.get_thread_connection())
+        return partition_columns(connection.handle.spark, relation.schema, relation.identifier)
+
+    @available
+    def hudi_options_comment(self, options: Dict[str, Any]) -> str:
+        return model_config.options_comment(options)
 
     # ---------------------------------------------------------------- CALL procedures
 

@@ -3,15 +3,19 @@
 One SparkSession per process: an already running one (a notebook, a test suite, a second `dbtRunner.invoke`) is
 reused, otherwise `pyhudi.session(...)` starts it from the profile. dbt shares it with its caller, like dbt-spark's
 session mode (a `newSession()` would not see the Python data source `hudi`: Spark keeps those per session).
-Consequence: `set hoodie.datasource.overwrite.mode = ...`, which the materializations send right before each
-INSERT OVERWRITE, is session-wide; with threads > 1 two models overwriting at the same moment could race.
+Per-model Hudi settings (overwrite mode, write operation) therefore never go to the session (`SET` would race
+between dbt threads): a materialization starts its statement with `/* pyhudi.options {...} */`, and the cursor
+hands those options to `pyhudi.sql` for that one statement.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import decimal
+import inspect
+import json
 import os
+import re
 import sys
 import threading
 from typing import Any, Optional, Sequence
@@ -80,14 +84,46 @@ def _activate(spark):
     return spark
 
 
+# the comments dbt puts before a statement (its query comment, then ours), and our options comment among them
+_LEADING_COMMENTS = re.compile(r"^(\s*/\*.*?\*/)*\s*", re.DOTALL)
+_OPTIONS = re.compile(r"/\*\s*pyhudi\.options\s+(\{.*?\})\s*\*/", re.DOTALL)
+
+
+def statement_options(sql: str) -> tuple:
+    """(statement without our options comment, its options or None); only the leading comments are searched."""
+    head = _LEADING_COMMENTS.match(sql).group(0)
+    found = _OPTIONS.search(head)
+    if found is None:
+        return sql, None
+    try:
+        options = json.loads(found.group(1))
+    except ValueError as exc:
+        raise DbtRuntimeError(f"pyhudi: unreadable statement options {found.group(1)!r}: {exc}") from None
+    rest = head[:found.start()] + head[found.end():] + sql[len(head):]
+    return rest.strip(), {str(k): str(v) for k, v in options.items()}
+
+
 def run_sql(spark, sql: str):
     """Every statement dbt sends goes through the SQL layer (Hudi DDL/DML and CALL; the rest goes to Spark)."""
     import pyhudi
 
     sql_fn = getattr(pyhudi, "sql", None)
+    text, options = statement_options(sql)
     if sql_fn is None:      # the SQL layer is not installed in this build: plain Spark SQL
-        return spark.sql(sql)
-    return sql_fn(spark, sql)
+        return spark.sql(text)
+    if options is None:
+        return sql_fn(spark, text)
+    if "options" in inspect.signature(sql_fn).parameters:
+        return sql_fn(spark, text, options=options)
+    # an SQL layer that reads the options comment only where a statement begins
+    return sql_fn(spark, "/* pyhudi.options " + json.dumps(options) + " */\n" + text)
+
+
+def partition_columns(spark, schema: Optional[str], identifier: str) -> list:
+    """A table's partition columns from the session catalog ([] for unknown tables and views)."""
+    from pyhudi.sqlext import catalog
+    entry = catalog.lookup(spark, None, schema, identifier)
+    return list(entry.partition_columns) if entry is not None else []
 
 
 def sql_literal(value: Any) -> str:

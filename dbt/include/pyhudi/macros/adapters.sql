@@ -7,7 +7,7 @@
 
 
 {% macro pyhudi_tblproperties_clause(record_key=none) -%}
-  {%- set props = adapter.hudi_table_options(config, record_key) -%}
+  {%- set props = adapter.hudi_table_options(config, record_key, none, model.name) -%}
   {%- if props %}
     tblproperties (
       {%- for name, value in props.items() %}
@@ -19,10 +19,37 @@
 
 
 {#-- `select <columns> from <relation>`: the model's columns without Hudi's _hoodie_* meta columns, so a model that
-     selects * from another Hudi table (dbt-spark#791) writes only its data columns. --#}
+     selects * from another Hudi table (dbt-spark#791) writes only its data columns; partition columns last, in
+     partition_by order (the layout of a Hudi table, whatever their place in the model's select). --#}
 {% macro pyhudi_select_columns(relation, columns=none) -%}
-  {%- set columns = columns if columns is not none else adapter.get_columns_in_relation(relation) -%}
+  {%- set columns = columns if columns is not none else pyhudi_model_columns(relation) -%}
   select {% for column in columns %}{{ adapter.quote(column.name) }}{{ ", " if not loop.last }}{% endfor %} from {{ relation }}
+{%- endmacro %}
+
+
+{#-- The columns of the model's query (a temp view) in table order, after checking partition_by, unique_key and
+     clustered_by name selected columns (an error naming the model and column, before anything is written). --#}
+{% macro pyhudi_model_columns(relation, check_key=true) -%}
+  {%- do adapter.hudi_table_options(config, none, none, model.name) -%}  {#-- options checked before any write --#}
+  {%- set columns = adapter.hudi_model_columns(model.name, relation, config, check_key) -%}
+  {%- set clustered = config.get('clustered_by') -%}
+  {%- if clustered and not config.get('buckets') -%}
+    {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": clustered_by needs buckets (config(clustered_by=..., buckets=4)), as in dbt-spark") }}
+  {%- endif -%}
+  {%- set names = columns | map(attribute='name') | map('lower') | list -%}
+  {%- for column in ([clustered] if clustered is string else (clustered or [])) -%}
+    {%- if column | lower not in names -%}
+      {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": clustered_by column " ~ column ~ " not in the model's select; select it or change clustered_by. Nothing was written.") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(columns) }}
+{%- endmacro %}
+
+
+{#-- `/* pyhudi.options {...} */`: Hudi settings of this one statement (never session state: dbt threads share the
+     session). --#}
+{% macro pyhudi_statement_options(options) -%}
+  {{ adapter.hudi_options_comment(options) }}
 {%- endmacro %}
 
 
@@ -64,6 +91,7 @@
     create table {{ relation }}
     using hudi
     {{ partition_cols(label="partitioned by") }}
+    {{ clustered_cols(label="clustered by") }}
     {{ location_clause() }}
     {{ comment_clause() }}
     {{ pyhudi_tblproperties_clause() }}
@@ -119,3 +147,33 @@
   {%- endfor -%}
   {{ return(names) }}
 {% endmacro %}
+
+
+{#-- persist_docs as dbt-spark does it for Hudi: column comments by ALTER TABLE ... CHANGE COLUMN ... COMMENT (catalog
+     only), the table comment as the catalog's `comment` property (what CREATE TABLE ... COMMENT sets). Hudi is the
+     default format here, so a model need not say file_format='hudi' (dbt-spark's macro checks that config). --#}
+{% macro pyhudi__persist_docs(relation, model, for_relation, for_columns) -%}
+  {%- if pyhudi_file_format() not in ['hudi', 'delta', 'iceberg'] -%}
+    {{ return(spark__persist_docs(relation, model, for_relation, for_columns)) }}
+  {%- endif -%}
+  {%- if for_relation and config.persist_relation_docs() and model.description -%}
+    {%- call statement('persist_relation_docs') -%}
+      alter table {{ relation }} set tblproperties ('comment' = '{{ pyhudi_escape(model.description) }}')
+    {%- endcall -%}
+  {%- endif -%}
+  {%- if for_columns and config.persist_column_docs() and model.columns -%}
+    {%- set existing = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+    {%- for column_name, column in model.columns.items() -%}
+      {%- if column_name | lower in existing and column.get('description') -%}
+        {%- call statement('persist_column_docs') -%}
+          alter table {{ relation }} change column {{ adapter.quote(column_name) if column.get('quote') else column_name }} comment '{{ pyhudi_escape(column['description']) }}'
+        {%- endcall -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+{%- endmacro %}
+
+
+{% macro pyhudi_escape(text) -%}
+  {{ text | replace("\\", "\\\\") | replace("'", "\\'") }}
+{%- endmacro %}

@@ -1,9 +1,12 @@
-{#-- incremental on Hudi tables. Strategies (Hudi operation in brackets):
+{#-- incremental on Hudi tables, with dbt-spark's semantics (Hudi operation in brackets):
       merge            MERGE INTO on unique_key                       [upsert]
-      append           INSERT INTO                                    [insert]
-      insert_overwrite INSERT OVERWRITE, dynamic when partitioned     [insert_overwrite; insert_overwrite_table unpartitioned]
-      microbatch       INSERT OVERWRITE of each batch's partitions    [insert_overwrite]
-    Default: merge when the model has a unique_key, else append. --#}
+                       without any key: every row appended, as dbt-spark's `on false`  [insert]
+      append           INSERT INTO                                    [Hudi's INSERT INTO rule]
+      insert_overwrite INSERT OVERWRITE: with partition_by the partitions written (dynamic), else the table (static)
+                                                                      [insert_overwrite / insert_overwrite_table]
+      microbatch       insert_overwrite of each batch's partitions; needs partition_by
+    Default: merge when the model has a unique_key, else append. The overwrite mode travels with its statement
+    (`/* pyhudi.options ... */`), never as session state. --#}
 
 {% macro pyhudi_incremental_strategy(file_format) %}
   {%- set strategy = config.get('incremental_strategy') -%}
@@ -11,10 +14,13 @@
     {%- set strategy = 'merge' if (file_format == 'hudi' and config.get('unique_key')) else 'append' -%}
   {%- endif -%}
   {%- if strategy not in ['append', 'merge', 'insert_overwrite', 'microbatch'] -%}
-    {{ exceptions.raise_compiler_error("pyhudi: unknown incremental_strategy '" ~ strategy ~ "'; use merge, append, insert_overwrite or microbatch") }}
+    {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": unknown incremental_strategy '" ~ strategy ~ "'; use merge, append, insert_overwrite or microbatch") }}
   {%- endif -%}
-  {%- if strategy == 'merge' and file_format != 'hudi' -%}
-    {{ exceptions.raise_compiler_error("pyhudi: incremental_strategy 'merge' needs file_format 'hudi' (got '" ~ file_format ~ "')") }}
+  {%- if strategy == 'merge' and file_format not in ['hudi', 'delta', 'iceberg'] -%}
+    {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": incremental_strategy 'merge' needs file_format 'hudi' (got '" ~ file_format ~ "')") }}
+  {%- endif -%}
+  {%- if strategy == 'microbatch' and not config.get('partition_by') -%}
+    {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": incremental_strategy 'microbatch' overwrites each batch's partitions and needs partition_by (a column of the batch's grain, e.g. the event date)") }}
   {%- endif -%}
   {{ return(strategy) }}
 {% endmacro %}
@@ -37,8 +43,7 @@
 {%- endmacro %}
 
 
-{% macro pyhudi_merge_sql(target, source, incremental_predicates) %}
-  {%- set keys = adapter.hudi_merge_key(config) -%}
+{% macro pyhudi_merge_sql(target, source, keys, incremental_predicates) %}
   {%- set dest_columns = adapter.get_columns_in_relation(target) -%}
   {%- set update_columns = get_merge_update_columns(config.get('merge_update_columns'), config.get('merge_exclude_columns'), dest_columns) -%}
   {%- set predicates = [] -%}
@@ -63,14 +68,26 @@
 
 
 {% macro pyhudi_get_incremental_sql(strategy, source, target, partition_by, incremental_predicates) %}
-  {%- if strategy == 'append' -%}
+  {%- set keys = adapter.hudi_merge_key(config) if strategy == 'merge' else [] -%}
+  {%- if strategy == 'append' or (strategy == 'merge' and not keys) -%}
     insert into table {{ target }}
     {{ pyhudi_source_select(source, target) }}
   {%- elif strategy in ['insert_overwrite', 'microbatch'] -%}
+    {{ pyhudi_statement_options({'hoodie.datasource.overwrite.mode': 'dynamic' if partition_by else 'static'}) }}
     insert overwrite table {{ target }}
+    {%- if partition_by %} partition ({{ partition_by | join(', ') }}){% endif %}
     {{ pyhudi_source_select(source, target) }}
   {%- elif strategy == 'merge' -%}
-    {{ pyhudi_merge_sql(target, source, incremental_predicates) }}
+    {{ pyhudi_merge_sql(target, source, keys, incremental_predicates) }}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#-- An incremental run writes into the table as it was created: partition_by must still name its partitions. --#}
+{% macro pyhudi_check_partitions(relation, partition_by) %}
+  {%- set existing = adapter.hudi_partition_columns_of(relation) -%}
+  {%- if (existing | map('lower') | list) != (partition_by | map('lower') | list) -%}
+    {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": partition_by [" ~ (partition_by | join(', ')) ~ "] differs from the partition columns of " ~ relation ~ " [" ~ (existing | join(', ')) ~ "]; a Hudi table's partitioning is fixed when it is created: rebuild it with --full-refresh. Nothing was written.") }}
   {%- endif -%}
 {% endmacro %}
 
@@ -79,46 +96,34 @@
   {%- set file_format = dbt_spark_validate_get_file_format(pyhudi_file_format()) -%}
   {%- set strategy = pyhudi_incremental_strategy(file_format) -%}
   {%- set grant_config = config.get('grants') -%}
-  {%- set partition_by = config.get('partition_by', none) -%}
+  {%- set partition_by = adapter.hudi_partition_by(config) -%}
   {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
   {%- set incremental_predicates = config.get('predicates', none) or config.get('incremental_predicates', none) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_relation(this) -%}
   {%- set tmp_relation = make_temp_relation(this, '__dbt_tmp') -%}
 
-  {%- if strategy == 'merge' -%}
-    {%- do adapter.hudi_merge_key(config) -%}  {#-- fail before any SQL when the key is missing --#}
-  {%- elif strategy == 'microbatch' and not partition_by -%}
-    {{ exceptions.raise_compiler_error("pyhudi: incremental_strategy 'microbatch' overwrites each batch's partitions and needs partition_by (a column of the batch's grain, e.g. the event date)") }}
-  {%- endif -%}
-
   {{ run_hooks(pre_hooks) }}
+
+  {%- call statement('create_tmp_relation') -%}
+    {{ create_temporary_view(tmp_relation, compiled_code) }}
+  {%- endcall -%}
+  {#-- checked before anything is written: partition_by / unique_key / clustered_by name selected columns --#}
+  {%- set columns = pyhudi_model_columns(tmp_relation) -%}
 
   {%- if existing_relation is none or existing_relation.is_view or should_full_refresh() -%}
     {%- if existing_relation is not none -%}
       {% do adapter.drop_relation(existing_relation) %}
     {%- endif -%}
-    {%- call statement('create_tmp_relation') -%}
-      {{ create_temporary_view(tmp_relation, compiled_code) }}
-    {%- endcall -%}
     {%- call statement('main') -%}
-      {{ create_table_as(False, target_relation, pyhudi_select_columns(tmp_relation)) }}
+      {{ create_table_as(False, target_relation, pyhudi_select_columns(tmp_relation, columns)) }}
     {%- endcall -%}
   {%- else -%}
     {%- if file_format == 'hudi' and not existing_relation.is_hudi -%}
-      {{ exceptions.raise_compiler_error("pyhudi: " ~ existing_relation ~ " exists but is not a Hudi table; rebuild it with --full-refresh") }}
+      {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": " ~ existing_relation ~ " exists but is not a Hudi table; rebuild it with --full-refresh") }}
     {%- endif -%}
-    {%- call statement('create_tmp_relation') -%}
-      {{ create_temporary_view(tmp_relation, compiled_code) }}
-    {%- endcall -%}
+    {%- do pyhudi_check_partitions(existing_relation, partition_by) -%}
     {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
-    {%- if strategy in ['insert_overwrite', 'microbatch'] -%}
-      {#-- Hudi: DYNAMIC replaces the partitions in the batch (insert_overwrite), STATIC the whole table
-           (insert_overwrite_table; also what an unpartitioned table gets). --#}
-      {%- call statement('set_overwrite_mode') -%}
-        set hoodie.datasource.overwrite.mode = {{ 'DYNAMIC' if partition_by else 'STATIC' }}
-      {%- endcall -%}
-    {%- endif -%}
     {%- call statement('main') -%}
       {{ pyhudi_get_incremental_sql(strategy, tmp_relation, target_relation, partition_by, incremental_predicates) }}
     {%- endcall -%}

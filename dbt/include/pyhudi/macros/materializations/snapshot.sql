@@ -34,6 +34,12 @@
 
   {% if not target_relation_exists %}
     {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
+    {#-- the first snapshot through a view, so partition columns go last (a Hudi table's layout) --#}
+    {% set build_relation = make_temp_relation(target_relation, '__dbt_snapshot_build') %}
+    {% call statement('create_build_relation') %}
+      {{ create_temporary_view(build_relation, build_sql) }}
+    {% endcall %}
+    {% set build_columns = pyhudi_model_columns(build_relation, check_key=false) %}
     {% set final_sql %}
       create table {{ target_relation }}
       using hudi
@@ -41,7 +47,7 @@
       {{ location_clause() }}
       {{ pyhudi_tblproperties_clause(record_key=columns.dbt_scd_id) }}
       as
-      {{ build_sql }}
+      {{ pyhudi_select_columns(build_relation, build_columns) }}
     {% endset %}
   {% else %}
     {{ adapter.valid_snapshot_target(target_relation, columns) }}
@@ -69,6 +75,9 @@
 
   {% if staging_table is defined %}
     {% do post_snapshot(staging_table) %}
+  {% endif %}
+  {% if build_relation is defined %}
+    {% do adapter.drop_relation(build_relation.incorporate(type='view')) %}
   {% endif %}
 
   {{ run_hooks(post_hooks, inside_transaction=False) }}

@@ -1,6 +1,7 @@
 {#-- table: the first run is Hudi's CTAS (bulk_insert); a rerun replaces the rows with INSERT OVERWRITE in static
       mode (Hudi's insert_overwrite_table), so the table keeps its timeline, time travel and incremental readers.
-      The table is recreated instead when its columns changed, when it is not a Hudi table, or on --full-refresh. --#}
+      The table is recreated instead when its columns or partitioning changed, when it is not a Hudi table, or on
+      --full-refresh. Partition columns go last, as in every Hudi table. --#}
 {% materialization table, adapter='pyhudi', supported_languages=['sql'] %}
   {%- set identifier = model['alias'] -%}
   {%- set grant_config = config.get('grants') -%}
@@ -16,20 +17,21 @@
     {%- call statement('create_tmp_relation') -%}
       {{ create_temporary_view(tmp_relation, compiled_code) }}
     {%- endcall -%}
-    {%- set new_columns = adapter.get_columns_in_relation(tmp_relation) -%}
+    {#-- checked before anything is written: partition_by / unique_key / clustered_by name selected columns --#}
+    {%- set new_columns = pyhudi_model_columns(tmp_relation) -%}
 
     {%- set overwrite = false -%}
     {%- if old_relation is not none and old_relation.is_hudi and old_relation.is_table and not should_full_refresh() -%}
       {%- set old_columns = adapter.get_columns_in_relation(old_relation) -%}
       {%- set overwrite = (new_columns | map(attribute='name') | map('lower') | list) == (old_columns | map(attribute='name') | map('lower') | list)
-                          and (new_columns | map(attribute='data_type') | list) == (old_columns | map(attribute='data_type') | list) -%}
+                          and (new_columns | map(attribute='data_type') | list) == (old_columns | map(attribute='data_type') | list)
+                          and (adapter.hudi_partition_columns_of(old_relation) | map('lower') | list) == (adapter.hudi_partition_by(config) | map('lower') | list) -%}
     {%- endif -%}
 
     {%- if overwrite -%}
-      {%- call statement('set_overwrite_mode') -%}
-        set hoodie.datasource.overwrite.mode = STATIC
-      {%- endcall -%}
+      {#-- the whole table, whatever the session's partitionOverwriteMode: Hudi's insert_overwrite_table --#}
       {%- call statement('main') -%}
+        {{ pyhudi_statement_options({'hoodie.datasource.overwrite.mode': 'static'}) }}
         insert overwrite table {{ target_relation }}
         {{ pyhudi_select_columns(tmp_relation, new_columns) }}
       {%- endcall -%}
