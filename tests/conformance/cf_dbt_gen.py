@@ -104,7 +104,9 @@ def _raw(typ: str, rng: random.Random):
     return rng.choice(["alpha", "beta", "gamma", "x y", "delta-1"])
 
 
-def random_project(seed: int, runs: int | None = None) -> Project:
+def random_project(seed: int, runs: int | None = None, *, partitions_last: bool = False) -> Project:
+    """The project of `seed`; partitions_last moves the partition columns to the end of the select, in
+    partition_by order (the shape that avoids a known divergence, cf_known)."""
     rng = random.Random(seed)
     keys = ["id", "id2"] if rng.random() < 0.4 else ["id"]
     partitions = rng.sample(["p0", "p1"], rng.choice([0, 1, 1, 2]))
@@ -116,6 +118,8 @@ def random_project(seed: int, runs: int | None = None) -> Project:
         ([("ts", "ts")] if ordering else []) + [(p, p) for p in partitions] + \
         [(name, EXPRESSIONS[t].format(r=f"r_{name}")) for name, t in data.items()]
     rng.shuffle(select)
+    if partitions_last:
+        select = [s for s in select if s[0] not in partitions] + [(p, p) for p in partitions]
     project = Project(seed, keys, partitions, ordering, rng.choice(["cow", "mor"]), strategy,
                       rng.choice(["dbt-spark", "pyhudi"]), data, select)
     project.batches = _batches(project, rng, runs or rng.choice([2, 3]))

@@ -62,6 +62,23 @@ KNOWN_DIVERGENCES: list[Known] = [
 ]
 
 
+def _dbt_partition_not_last(project, _step=None) -> bool:
+    names = project.names
+    return bool(project.partitions) and names[-len(project.partitions):] != project.partitions
+
+
+KNOWN_DIVERGENCES += [
+    Known(
+        "dbt-partition-by-not-last", "pyhudi bug (issue 12 item 1; dbt side in progress at 16:00)",
+        "An incremental model whose partition_by columns are not the last selected columns (in partition_by "
+        "order): the first `dbt run` creates the table, the second fails with 'partition_by [p1, p0] differs "
+        "from the partition columns of <schema>.model []' (pyhudi_check_partitions): the table created by run 1 "
+        "is not known as partitioned by them.",
+        "PYHUDI_CONFORMANCE_KNOWN=1 PYHUDI_CONFORMANCE_SEED=5000 pytest tests/conformance/test_dbt_conformance.py",
+        _dbt_partition_not_last),
+]
+
+
 def blocks(shape, step) -> bool:
     return any(k.effect == "blocks" and k.applies(shape, step) for k in KNOWN_DIVERGENCES)
 
