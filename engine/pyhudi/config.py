@@ -33,6 +33,27 @@ def _bool(value: str) -> bool:
     raise ValueError(f"expected true or false, got {value!r}")
 
 
+def _int_at_least(minimum: int, what: str) -> Callable[[str], int]:
+    """An integer parser that refuses values no setting can work with (0 ms heartbeats, 0-byte files)."""
+    def parse(value: str) -> int:
+        number = int(str(value).strip())
+        if number < minimum:
+            raise ValueError(f"must be {what} (at least {minimum})")
+        return number
+    return parse
+
+
+def _fraction(value: str) -> float:
+    number = float(str(value).strip())
+    if not 0.0 < number < 1.0:
+        raise ValueError("must be a probability between 0 and 1 (exclusive)")
+    return number
+
+
+_POSITIVE = _int_at_least(1, "a positive integer")
+_NON_NEGATIVE = _int_at_least(0, "zero or a positive integer")
+
+
 def _upper(value: str) -> str:
     return str(value).strip().upper()
 
@@ -72,32 +93,32 @@ METADATA_ENABLE = _prop("hoodie.metadata.enable", False, _bool,
                         doc="pyhudi does not write the metadata table; true is accepted and ignored with a warning.")
 
 # --- file sizing ----------------------------------------------------------------------------------------
-MAX_FILE_SIZE = _prop("hoodie.parquet.max.file.size", 125829120, int)
-SMALL_FILE_LIMIT = _prop("hoodie.parquet.small.file.limit", 104857600, int)
-RECORD_SIZE_ESTIMATE = _prop("hoodie.copyonwrite.record.size.estimate", 1024, int)
-INSERT_SPLIT_SIZE = _prop("hoodie.copyonwrite.insert.split.size", 500000, int)
+MAX_FILE_SIZE = _prop("hoodie.parquet.max.file.size", 125829120, _POSITIVE)
+SMALL_FILE_LIMIT = _prop("hoodie.parquet.small.file.limit", 104857600, _NON_NEGATIVE)
+RECORD_SIZE_ESTIMATE = _prop("hoodie.copyonwrite.record.size.estimate", 1024, _POSITIVE)
+INSERT_SPLIT_SIZE = _prop("hoodie.copyonwrite.insert.split.size", 500000, _POSITIVE)
 AUTO_SPLIT_INSERTS = _prop("hoodie.copyonwrite.insert.auto.split", True, _bool)
 PARQUET_COMPRESSION = _prop("hoodie.parquet.compression.codec", "gzip", lambda v: str(v).strip().lower(),
                             ("gzip", "snappy", "zstd", "uncompressed", "lz4", "brotli"))
 BULK_INSERT_SORT_MODE = _prop("hoodie.bulkinsert.sort.mode", "NONE", _upper,
                               ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION_AND_SORT"))
-BULK_INSERT_PARALLELISM = _prop("hoodie.bulkinsert.shuffle.parallelism", 0, int)
-UPSERT_PARALLELISM = _prop("hoodie.upsert.shuffle.parallelism", 0, int)
+BULK_INSERT_PARALLELISM = _prop("hoodie.bulkinsert.shuffle.parallelism", 0, _NON_NEGATIVE)
+UPSERT_PARALLELISM = _prop("hoodie.upsert.shuffle.parallelism", 0, _NON_NEGATIVE)
 
 # --- index ----------------------------------------------------------------------------------------------
 INDEX_TYPE = _prop("hoodie.index.type", "SIMPLE", _upper,
                    ("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET", "INMEMORY"))
-BLOOM_NUM_ENTRIES = _prop("hoodie.index.bloom.num_entries", 60000, int)
-BLOOM_FPP = _prop("hoodie.index.bloom.fpp", 0.000000001, float)
+BLOOM_NUM_ENTRIES = _prop("hoodie.index.bloom.num_entries", 60000, _POSITIVE)
+BLOOM_FPP = _prop("hoodie.index.bloom.fpp", 0.000000001, _fraction)
 BLOOM_FILTER_TYPE = _prop("hoodie.bloom.index.filter.type", "DYNAMIC_V0", _upper, ("SIMPLE", "DYNAMIC_V0"))
-BLOOM_DYNAMIC_MAX_ENTRIES = _prop("hoodie.bloom.index.filter.dynamic.max.entries", 100000, int)
+BLOOM_DYNAMIC_MAX_ENTRIES = _prop("hoodie.bloom.index.filter.dynamic.max.entries", 100000, _POSITIVE)
 BLOOM_PRUNE_BY_RANGES = _prop("hoodie.bloom.index.prune.by.ranges", True, _bool)
 BLOOM_UPDATE_PARTITION_PATH = _prop("hoodie.bloom.index.update.partition.path", True, _bool,
                                     doc="GLOBAL_BLOOM: a key arriving with a new partition moves there.")
 SIMPLE_UPDATE_PARTITION_PATH = _prop("hoodie.simple.index.update.partition.path", True, _bool,
                                      doc="GLOBAL_SIMPLE: a key arriving with a new partition moves there.")
 BUCKET_ENGINE = _prop("hoodie.index.bucket.engine", "SIMPLE", _upper, ("SIMPLE", "CONSISTENT_HASHING"))
-BUCKET_NUM_BUCKETS = _prop("hoodie.bucket.index.num.buckets", 256, int)
+BUCKET_NUM_BUCKETS = _prop("hoodie.bucket.index.num.buckets", 256, _POSITIVE)
 BUCKET_HASH_FIELD = _prop("hoodie.bucket.index.hash.field", None,
                           doc="Fields hashed to pick a bucket; default: the record key fields.")
 
@@ -112,22 +133,23 @@ AS_OF_INSTANT = _prop("as.of.instant", None)
 CLEAN_AUTOMATIC = _prop("hoodie.clean.automatic", True, _bool)
 CLEANER_POLICY = _prop("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS", _upper,
                        ("KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS"))
-CLEANER_COMMITS_RETAINED = _prop("hoodie.cleaner.commits.retained", 10, int)
-CLEANER_FILE_VERSIONS_RETAINED = _prop("hoodie.cleaner.fileversions.retained", 3, int)
-CLEANER_HOURS_RETAINED = _prop("hoodie.cleaner.hours.retained", 24, int)
+CLEANER_COMMITS_RETAINED = _prop("hoodie.cleaner.commits.retained", 10, _NON_NEGATIVE)
+CLEANER_FILE_VERSIONS_RETAINED = _prop("hoodie.cleaner.fileversions.retained", 3, _POSITIVE,
+                                        doc="0 would delete the latest version of every file group.")
+CLEANER_HOURS_RETAINED = _prop("hoodie.cleaner.hours.retained", 24, _NON_NEGATIVE)
 CLEANER_INCREMENTAL_MODE = _prop("hoodie.cleaner.incremental.mode", True, _bool)
 ARCHIVE_AUTOMATIC = _prop("hoodie.archive.automatic", True, _bool)
-KEEP_MIN_COMMITS = _prop("hoodie.keep.min.commits", 20, int)
-KEEP_MAX_COMMITS = _prop("hoodie.keep.max.commits", 30, int)
+KEEP_MIN_COMMITS = _prop("hoodie.keep.min.commits", 20, _POSITIVE)
+KEEP_MAX_COMMITS = _prop("hoodie.keep.max.commits", 30, _POSITIVE)
 COMPACT_INLINE = _prop("hoodie.compact.inline", False, _bool)
 COMPACT_SCHEDULE_INLINE = _prop("hoodie.compact.schedule.inline", False, _bool)
-COMPACT_MAX_DELTA_COMMITS = _prop("hoodie.compact.inline.max.delta.commits", 5, int)
-COMPACT_MAX_DELTA_SECONDS = _prop("hoodie.compact.inline.max.delta.seconds", 3600, int)
+COMPACT_MAX_DELTA_COMMITS = _prop("hoodie.compact.inline.max.delta.commits", 5, _POSITIVE)
+COMPACT_MAX_DELTA_SECONDS = _prop("hoodie.compact.inline.max.delta.seconds", 3600, _NON_NEGATIVE)
 COMPACT_TRIGGER = _prop("hoodie.compact.inline.trigger.strategy", "NUM_COMMITS", _upper,
                         ("NUM_COMMITS", "TIME_ELAPSED", "NUM_AND_TIME", "NUM_OR_TIME"))
 LOG_BLOCK_FORMAT = _prop("hoodie.logfile.data.block.format", "parquet", lambda v: str(v).strip().lower(),
                          ("parquet", "avro"))
-LOG_MAX_SIZE = _prop("hoodie.logfile.max.size", 1073741824, int)
+LOG_MAX_SIZE = _prop("hoodie.logfile.max.size", 1073741824, _POSITIVE)
 CONCURRENCY_MODE = _prop("hoodie.write.concurrency.mode", "single_writer", lambda v: str(v).strip().lower(),
                          ("single_writer", "optimistic_concurrency_control"))
 # --- replace operations, failed-write rollback, heartbeats (services/rollback.py, writer/transaction.py) ---
@@ -136,8 +158,9 @@ PARTITIONS_TO_DELETE = _prop("hoodie.datasource.write.partitions.to.delete", Non
 FAILED_WRITES_POLICY = _prop("hoodie.cleaner.policy.failed.writes", "EAGER", _upper, ("EAGER", "LAZY", "NEVER"),
                              doc="EAGER: the next writer rolls back failed writes; LAZY (forced by OCC): only "
                                  "those whose heartbeat expired.")
-HEARTBEAT_INTERVAL_MS = _prop("hoodie.client.heartbeat.interval_in_ms", 60000, int)
-HEARTBEAT_TOLERABLE_MISSES = _prop("hoodie.client.heartbeat.tolerable.misses", 2, int)
+HEARTBEAT_INTERVAL_MS = _prop("hoodie.client.heartbeat.interval_in_ms", 60000, _POSITIVE,
+                              doc="Milliseconds between heartbeats; 0 would make every live writer look dead.")
+HEARTBEAT_TOLERABLE_MISSES = _prop("hoodie.client.heartbeat.tolerable.misses", 2, _POSITIVE)
 
 # Keys Hudi defines that pyhudi accepts but has no behaviour for (no warning: they are legitimate Hudi keys).
 _ACCEPTED_WITHOUT_EFFECT = {

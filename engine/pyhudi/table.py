@@ -14,7 +14,9 @@ from datetime import datetime, timezone
 from functools import cached_property
 from typing import Iterable, Mapping
 
-from pyhudi.errors import NotAHudiTableError, UnsupportedTableVersionError
+import pyarrow.fs as pafs
+
+from pyhudi.errors import CorruptFileError, NotAHudiTableError, UnsupportedTableVersionError
 from pyhudi.file_group.model import BaseFile, FileGroup, FileSlice, LogFile
 from pyhudi.file_group.naming import (PARTITION_METAFILE, parse_base_file_name, parse_log_file_name,
                                       partition_of)
@@ -103,8 +105,11 @@ def _unescape(text: str) -> str:
         char = text[index]
         if char == "\\" and index + 1 < len(text):
             nxt = text[index + 1]
-            if nxt == "u" and index + 6 <= len(text):
-                out.append(chr(int(text[index + 2:index + 6], 16)))
+            if nxt == "u":
+                digits = text[index + 2:index + 6]
+                if len(digits) < 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                    raise ValueError(f"malformed \\uxxxx escape {text[index:index + 6]!r}")
+                out.append(chr(int(digits, 16)))
                 index += 6
                 continue
             out.append({"n": "\n", "t": "\t", "r": "\r", "f": "\f"}.get(nxt, nxt))
@@ -204,6 +209,39 @@ def _split_fields(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
+def read_table_properties(storage: Storage) -> TableProperties:
+    """hoodie.properties, checked: decodable text, well-formed escapes, the keys every Hudi table has."""
+    where = f"{storage.base_uri}/{PROPERTIES_FILE}"
+    fix = "restore it from a backup (Hudi keeps .hoodie/hoodie.properties.backup while it updates the file)"
+    data = storage.read_bytes(PROPERTIES_FILE)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(
+            f"{where} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); Hudi writes it as "
+            f"ASCII with \\uXXXX escapes. Fix that value or {fix}.") from None
+    try:
+        values = load_properties(text)
+    except ValueError as exc:
+        raise CorruptFileError(f"{where} cannot be parsed as java.util.Properties ({exc}); fix the line or "
+                               f"{fix}.") from None
+    missing = [k for k in ("hoodie.table.name", "hoodie.table.version") if not values.get(k)]
+    if missing:
+        raise CorruptFileError(f"{where} is incomplete or damaged: {', '.join(missing)} missing; {fix}.")
+    table_type = values.get("hoodie.table.type", COPY_ON_WRITE)
+    if table_type not in (COPY_ON_WRITE, MERGE_ON_READ):
+        raise CorruptFileError(f"{where} has hoodie.table.type={table_type!r}, which is neither {COPY_ON_WRITE} nor "
+                               f"{MERGE_ON_READ}; fix the value or {fix}.")
+    return TableProperties(values)
+
+
+def check_table_folder(storage: Storage) -> None:
+    """A table path must be a folder (or not exist yet): a regular file there is a wrong path, not a table."""
+    if storage.fs.get_file_info(storage.full("")).type == pafs.FileType.File:
+        raise NotAHudiTableError(f"{storage.base_uri} is a file, not a Hudi table folder; check the path (a table "
+                                 "path names the folder that holds .hoodie/)")
+
+
 # --- the table --------------------------------------------------------------------------------------------
 class HudiTable:
     """An existing Hudi table. `HudiTable.load(path)` fails clearly on anything that is not one."""
@@ -215,11 +253,12 @@ class HudiTable:
     @classmethod
     def load(cls, path: str) -> "HudiTable":
         storage = path if isinstance(path, Storage) else Storage(str(path))
+        check_table_folder(storage)
         if not storage.exists(PROPERTIES_FILE):
             raise NotAHudiTableError(
                 f"{storage.base_uri} is not a Hudi table: {PROPERTIES_FILE} is missing. Write to it with "
                 "pyhudi.write(...) (or CREATE TABLE ... USING hudi) first, or check the path.")
-        props = TableProperties(load_properties(storage.read_text(PROPERTIES_FILE)))
+        props = read_table_properties(storage)
         version = props.version
         if version not in SUPPORTED_TABLE_VERSIONS:
             raise UnsupportedTableVersionError(
@@ -230,11 +269,14 @@ class HudiTable:
 
     @staticmethod
     def exists(path: str) -> bool:
-        return Storage(str(path)).exists(PROPERTIES_FILE)
+        storage = Storage(str(path))
+        check_table_folder(storage)
+        return storage.exists(PROPERTIES_FILE)
 
     @classmethod
     def create(cls, path: str, values: Mapping[str, str]) -> "HudiTable":
         storage = Storage(str(path))
+        check_table_folder(storage)
         props = dict(values)
         props.setdefault("hoodie.table.version", "6")
         props.setdefault("hoodie.timeline.layout.version", "1")
@@ -390,6 +432,45 @@ class FileSystemView:
                                    previous.base_file, previous.log_files + slice_.log_files)
             out.append(slice_)
         return out
+
+    def committed_extents(self, slices: Iterable[FileSlice]) -> dict[str, list[tuple[int, int]]]:
+        """Byte ranges [start, end) the visible commits on the active timeline wrote in the slices' files: a
+        base file from 0 to its size, a log file each append's [logOffset, logOffset + fileSizeInBytes)."""
+        wanted = {}
+        for slice_ in slices:
+            if slice_.base_file is not None:
+                wanted[slice_.base_file.path] = slice_.base_instant
+            for log in slice_.log_files:
+                wanted[log.path] = log.base_instant
+        if not wanted:
+            return {}
+        first = min(wanted.values())
+        extents: dict[str, list[tuple[int, int]]] = {}
+        for instant in self.timeline.completed_writes():
+            if instant.time not in self.visible_instants or instant.time < first:
+                continue
+            for stats in (self.timeline.read_metadata(instant).get("partitionToWriteStats") or {}).values():
+                for stat in stats:
+                    path, size = stat.get("path"), stat.get("fileSizeInBytes")
+                    if path in wanted and isinstance(size, int) and size > 0:
+                        start = stat.get("logOffset") if isinstance(stat.get("logOffset"), int) else 0
+                        extents.setdefault(path, []).append((start, start + size))
+        return extents
+
+    def check_committed_sizes(self, slices: list[FileSlice]) -> dict[str, list[tuple[int, int]]]:
+        """Refuse files shorter than their commits wrote them (truncated after the commit); returns the extents
+        so log readers can tell a damaged committed block from the torn tail of a failed write."""
+        extents = self.committed_extents(slices)
+        for slice_ in slices:
+            files = ([slice_.base_file] if slice_.base_file is not None else []) + list(slice_.log_files)
+            for file in files:
+                end = max((stop for _, stop in extents.get(file.path, [])), default=0)
+                if file.size < end:
+                    raise CorruptFileError(
+                        f"Hudi {'log' if file in slice_.log_files else 'base'} file {file.path} of table "
+                        f"{self.table.name} is {file.size} bytes but its commit wrote {end}: it was truncated. "
+                        "Restore the file, or roll back the instant that wrote it.")
+        return extents
 
     def partitions(self) -> list[str]:
         return sorted({partition for partition, _ in self.file_groups})

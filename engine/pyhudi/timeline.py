@@ -17,7 +17,7 @@ from enum import Enum
 from functools import total_ordering
 from typing import Iterable
 
-from pyhudi.errors import TimelineError
+from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.storage import Storage
 
 METAFOLDER = ".hoodie"
@@ -169,6 +169,7 @@ class Timeline:
                 continue
             merged[(time_part, action)] = instant
         self.instants: list[Instant] = sorted(merged.values())
+        self._metadata: dict[Instant, dict] = {}
 
     @classmethod
     def load(cls, storage: Storage) -> "Timeline":
@@ -210,16 +211,48 @@ class Timeline:
 
     # --- metadata -----------------------------------------------------------------------------------------
     def read_metadata(self, instant: Instant) -> dict:
-        """Commit metadata JSON of a completed write instant (empty dict for empty files)."""
-        text = self.storage.read_text(f"{METAFOLDER}/{instant.file_name}")
-        if not text.strip():
-            return {}
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            from pyhudi.errors import CorruptFileError
-            raise CorruptFileError(f"timeline file {METAFOLDER}/{instant.file_name} is not valid JSON ({exc}); "
-                                   "restore it from a backup or roll the instant back") from None
+        """Commit metadata JSON of a completed write instant (empty dict for empty files), read once per
+        timeline snapshot. A file that is not a JSON object of Hudi's shape raises CorruptFileError."""
+        cached = self._metadata.get(instant)
+        if cached is None:
+            cached = self._metadata[instant] = parse_commit_metadata(
+                self.storage.read_bytes(f"{METAFOLDER}/{instant.file_name}"),
+                f"{self.storage.base_uri}/{METAFOLDER}/{instant.file_name}")
+        return cached
+
+
+# Top-level fields of HoodieCommitMetadata / HoodieReplaceCommitMetadata JSON and the JSON type each must have.
+_METADATA_SHAPE = {"partitionToWriteStats": dict, "extraMetadata": dict, "partitionToReplaceFileIds": dict}
+
+
+def parse_commit_metadata(data: bytes, where: str) -> dict:
+    """Hudi's commit JSON, checked: UTF-8, a JSON object, and the fields readers use of the right type."""
+    fix = "restore it from a backup, or roll back that instant (pyhudi.rollback_to_instant / CALL rollback)"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(f"timeline file {where} is not text (undecodable byte at offset {exc.start}); "
+                               f"{fix}") from None
+    if not text.strip():
+        return {}
+    try:
+        metadata = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFileError(f"timeline file {where} is not valid JSON ({exc}); it may be truncated; "
+                               f"{fix}") from None
+    if not isinstance(metadata, dict):
+        raise CorruptFileError(f"timeline file {where} holds a JSON {type(metadata).__name__}, not Hudi's commit "
+                               f"metadata object; {fix}")
+    for key, kind in _METADATA_SHAPE.items():
+        value = metadata.get(key)
+        if value is not None and not isinstance(value, kind):
+            raise CorruptFileError(f"timeline file {where}: {key} is a JSON {type(value).__name__}, not an "
+                                   f"object; {fix}")
+    for partition, stats in (metadata.get("partitionToWriteStats") or {}).items():
+        if not isinstance(stats, list) or not all(isinstance(s, dict) and "fileId" in s for s in stats):
+            raise CorruptFileError(f"timeline file {where}: the write stats of partition {partition!r} are not a "
+                                   f"list of file stats; {fix}")
+    return metadata
 
 
 # --- transitions (the writer's side) ----------------------------------------------------------------------

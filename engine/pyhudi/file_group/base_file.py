@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
                                             BloomFilter)
+from pyhudi.errors import CorruptFileError
 from pyhudi.storage import Storage
 
 META_COLUMNS = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
@@ -92,6 +93,12 @@ def footer_of(parquet_file: pq.ParquetFile) -> dict[str, str]:
 
 
 def read_base_file(storage: Storage, relative_path: str, columns: list[str] | None = None) -> pa.Table:
-    with storage.fs.open_input_file(storage.full(relative_path)) as source:
-        return pq.read_table(source, columns=columns)
+    try:
+        with storage.fs.open_input_file(storage.full(relative_path)) as source:
+            return pq.read_table(source, columns=columns)
+    except FileNotFoundError:
+        raise
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise CorruptFileError(f"Hudi base file {relative_path} cannot be read: {exc}. Restore the file, or roll "
+                               "back the instant that wrote it.") from exc
 

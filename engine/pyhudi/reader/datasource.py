@@ -28,6 +28,7 @@ class SlicePartition(InputPartition):
     payload_class: str | None = None
     base_only: bool = True
     committed_before: str | None = None
+    committed_extents: dict | None = None   # this slice's files: byte ranges visible commits wrote
 
 
 class HudiDataSource(DataSource):
@@ -70,7 +71,9 @@ class HudiReader(DataSourceReader):
         base_uri = plan.table.storage.base_uri
         parts = [SlicePartition(base_uri, s, plan.begin_exclusive, plan.end_inclusive, plan.visible_instants,
                                 plan.ordering_field, plan.payload_class, plan.base_only or not s.log_files,
-                                plan.committed_before)
+                                plan.committed_before,
+                                {log.path: plan.committed_extents[log.path] for log in s.log_files
+                                 if log.path in plan.committed_extents})
                  for s in plan.slices]
         return parts or [SlicePartition(base_uri, None)]
 
@@ -92,7 +95,8 @@ class HudiReader(DataSourceReader):
             from pyhudi.reader.file_slice_reader import read_file_slice
             table = read_file_slice(storage, file_slice, target, visible_instants=set(partition.visible_instants),
                                     ordering_field=partition.ordering_field, payload_class=partition.payload_class,
-                                    committed_before=partition.committed_before)
+                                    committed_before=partition.committed_before,
+                                    committed_extents=partition.committed_extents)
         if partition.begin_exclusive is not None:
             commit = table["_hoodie_commit_time"]
             keep = pc.and_(pc.greater(commit, partition.begin_exclusive),

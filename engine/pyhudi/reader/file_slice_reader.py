@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -68,7 +68,8 @@ _DATA_BLOCKS = (BlockType.AVRO_DATA_BLOCK, BlockType.PARQUET_DATA_BLOCK)
 def read_file_slice(storage: Storage, file_slice: FileSlice, schema: pa.Schema, *,
                     visible_instants: Iterable[str], ordering_field: str | None,
                     payload_class: str = OVERWRITE_WITH_LATEST, base_only: bool = False,
-                    committed_before: str | None = None) -> pa.Table:
+                    committed_before: str | None = None,
+                    committed_extents: Mapping[str, list[tuple[int, int]]] | None = None) -> pa.Table:
     """The rows of ``file_slice`` as of the query instant, in exactly ``schema``.
 
     ``schema`` is the output schema in storage types (meta columns + data columns, or a projection of them);
@@ -81,7 +82,8 @@ def read_file_slice(storage: Storage, file_slice: FileSlice, schema: pa.Schema, 
     ``ordering_field``: the precombine field (dotted for a nested field), or None for arrival order.
     ``payload_class``: OverwriteWithLatestAvroPayload (default), DefaultHoodieRecordPayload or
     EventTimeAvroPayload. ``base_only=True`` is the read-optimized view (the base file alone; an empty table for
-    a log-only slice).
+    a log-only slice). ``committed_extents``: per log file path, the byte ranges completed commits wrote
+    (``FileSystemView.committed_extents``); a corrupt block inside one raises CorruptFileError.
     """
     visible = frozenset(visible_instants)
     if base_only or not file_slice.log_files:
@@ -91,7 +93,8 @@ def read_file_slice(storage: Storage, file_slice: FileSlice, schema: pa.Schema, 
         return _conform(raw, schema, file_slice.base_file.path)
 
     _check_payload(payload_class)
-    blocks = scan_log_blocks(storage, file_slice.log_files, visible, committed_before=committed_before)
+    blocks = scan_log_blocks(storage, file_slice.log_files, visible, committed_before=committed_before,
+                             committed_extents=committed_extents)
     raw_base = None
     if file_slice.base_file is not None:
         raw_base = _read_parquet(storage, file_slice.base_file.path, schema, ordering_field)
@@ -126,13 +129,15 @@ class ScannedBlock:
 
 
 def scan_log_blocks(storage: Storage, log_files: list[LogFile], visible_instants: Iterable[str], *,
-                    committed_before: str | None = None) -> list[ScannedBlock]:
+                    committed_before: str | None = None,
+                    committed_extents: Mapping[str, list[tuple[int, int]]] | None = None) -> list[ScannedBlock]:
     """The data and delete blocks of ``log_files`` (in order) that a reader applies, decoded.
 
     Blocks of instants outside ``visible_instants`` are skipped without decoding; a ROLLBACK command block drops
     the earlier blocks of its target instant (when the command itself is not later than the latest visible
     instant, like Hudi's scanner, which stops at blocks later than the query instant). Corrupt blocks are
-    skipped with a warning by the log reader.
+    skipped with a warning by the log reader (the torn tail of a failed write), except inside a byte range a
+    completed commit wrote (``committed_extents``): committed data is damaged, so CorruptFileError.
     """
     visible = frozenset(visible_instants)
     latest = max(visible) if visible else None
@@ -147,8 +152,12 @@ def scan_log_blocks(storage: Storage, log_files: list[LogFile], visible_instants
     queued: list[tuple[str, bytes, LogBlock]] = []
     for log_file in log_files:
         data = storage.read_bytes(log_file.path)
-        for block in read_log_bytes(data, log_file.path, decode=False):
+        extents = (committed_extents or {}).get(log_file.path, ())
+        for block in read_log_bytes(data, log_file.path, decode=False, include_corrupt=True):
             instant = block.instant_time
+            if block.block_type == BlockType.CORRUPT_BLOCK:
+                _check_torn_block(log_file.path, block, extents)
+                continue
             if block.block_type == BlockType.COMMAND_BLOCK:
                 if block.is_rollback and instant and latest is not None and instant <= latest:
                     target = block.target_instant_time
@@ -174,6 +183,17 @@ def scan_log_blocks(storage: Storage, log_files: list[LogFile], visible_instants
                                    "decoded; restore the file, or roll back its instant")
         out.append(ScannedBlock(path, decoded[0]))
     return out
+
+
+def _check_torn_block(path: str, block: LogBlock, extents) -> None:
+    """A corrupt region is tolerated (a failed write's torn append) unless a completed commit wrote those bytes."""
+    start, end = block.offset, block.offset + block.length
+    for low, high in extents:
+        if start < high and low < end:
+            raise CorruptFileError(
+                f"Hudi log file {path}: bytes {start}-{end} hold a corrupt block (bad magic, size or framing) inside "
+                f"the range {low}-{high} a completed commit wrote; committed records would be lost. Restore the "
+                "file, or roll back the instant that wrote it.")
 
 
 @dataclass

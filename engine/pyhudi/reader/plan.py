@@ -29,6 +29,7 @@ class ScanPlan:
     base_only: bool = False                 # read_optimized
     visible_instants: frozenset = frozenset()
     committed_before: str | None = None     # log blocks older than the active timeline (archived) count
+    committed_extents: dict = field(default_factory=dict)   # path -> byte ranges visible commits wrote
 
     @property
     def base_paths(self) -> list[str]:
@@ -75,7 +76,7 @@ def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
                 touched.update((partition, s["fileId"]) for s in stats)
         slices = [s for s in view.merged_latest_slices() if (s.partition_path, s.file_id) in touched]
         return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants),
-                        view.timeline_start)
+                        view.timeline_start, view.check_committed_sizes(slices))
 
     view = table.view(as_of=as_of, timeline=timeline)
     base_only = query_type == "read_optimized"
@@ -83,7 +84,7 @@ def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
     if base_only:
         slices = [s for s in slices if s.base_file is not None]
     return ScanPlan(table, schema, slices, None, None, base_only, frozenset(view.visible_instants),
-                    view.timeline_start)
+                    view.timeline_start, view.check_committed_sizes(slices))
 
 
 def table_schema(table: HudiTable, timeline=None) -> pa.Schema:
