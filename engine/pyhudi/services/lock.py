@@ -119,7 +119,7 @@ class FileSystemLock:
         """Overwrite the lock file in one step (readers see the old or the new file, never a partial one)."""
         if self.storage.is_local:
             final = self.storage.full(self.relative)
-            temp = f"{final}.{self.token}.tmp"
+            temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{self.token}.tmp"
             with open(temp, "wb") as out:
                 out.write(content)
             os.replace(temp, final)

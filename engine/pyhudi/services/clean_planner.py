@@ -1,0 +1,328 @@
+"""The clean planner: which file slices are due. Policies (``hoodie.cleaner.policy``), after Hudi's CleanPlanner
+and CleanerUtils:
+
+* ``KEEP_LATEST_COMMITS`` (default): the *earliest commit to retain* is the Nth-latest completed commit
+  (N = ``hoodie.cleaner.commits.retained``), or the last completed commit before the oldest pending one. Per file
+  group the latest slice, every slice at or after that commit, and the newest slice before it (which a query that
+  started at the earliest retained commit still reads) stay; older slices go.
+* ``KEEP_LATEST_BY_HOURS``: the same, with the first commit of the last ``hoodie.cleaner.hours.retained`` hours.
+* ``KEEP_LATEST_FILE_VERSIONS``: the newest ``hoodie.cleaner.fileversions.retained`` slices of each file group.
+
+Never deleted: a slice some savepoint pins, a slice a pending compaction needs. File groups replaced by a
+replacecommit go entirely once the replacecommit is older than the earliest commit to retain (any age for
+KEEP_LATEST_FILE_VERSIONS). A slice is its base file and log files, deleted together.
+
+With KEEP_LATEST_COMMITS the planner only lists partitions written since the last clean's earliest commit to
+retain (Hudi's incremental cleaning), so the check after each commit costs one timeline listing when nothing is due.
+The plan is a HoodieCleanerPlan record; services/clean.py writes and executes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Iterable, Mapping
+
+from pyhudi import config as C
+from pyhudi.errors import ConfigError
+from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
+from pyhudi.services import avro_metadata as avro
+from pyhudi.storage import Storage
+from pyhudi.table import HudiTable
+from pyhudi.timeline import (CLEAN, COMPACTION, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT, WRITE_ACTIONS, Instant,
+                             State, Timeline, format_instant_time)
+
+KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
+KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
+KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
+PLAN_VERSION = 2              # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
+SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
+# The timeline of "commits" the cleaner counts and the pending instants that bound it
+# (HoodieActiveTimeline.getCommitsAndCompactionTimeline).
+_COMMITS_AND_COMPACTION = WRITE_ACTIONS + (COMPACTION, LOG_COMPACTION)
+
+
+# --- options ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CleanOptions:
+    policy: str
+    commits_retained: int
+    file_versions_retained: int
+    hours_retained: int
+    automatic: bool
+    incremental: bool
+
+    @classmethod
+    def of(cls, options: Mapping | None, warn_unknown: bool = True) -> "CleanOptions":
+        cfg = options if isinstance(options, C.HoodieConfig) else C.HoodieConfig(options or {},
+                                                                                 warn_unknown=warn_unknown)
+        out = cls(cfg.get(C.CLEANER_POLICY), cfg.get(C.CLEANER_COMMITS_RETAINED),
+                  cfg.get(C.CLEANER_FILE_VERSIONS_RETAINED), cfg.get(C.CLEANER_HOURS_RETAINED),
+                  cfg.get(C.CLEAN_AUTOMATIC), cfg.get(C.CLEANER_INCREMENTAL_MODE))
+        for prop, value in ((C.CLEANER_COMMITS_RETAINED, out.commits_retained),
+                            (C.CLEANER_FILE_VERSIONS_RETAINED, out.file_versions_retained),
+                            (C.CLEANER_HOURS_RETAINED, out.hours_retained)):
+            if value < (1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0):
+                raise ConfigError(f"option {prop.key}={value} is invalid; it must be at least "
+                                  f"{1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0} (default {prop.default})")
+        return out
+
+
+
+def read_clean_metadata(storage: Storage, instant: Instant) -> dict:
+    name = f"{METAFOLDER}/{instant.with_state(State.COMPLETED).file_name}"
+    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
+
+
+def read_cleaner_plan(storage: Storage, instant_time: str) -> dict:
+    name = f"{METAFOLDER}/{Instant(instant_time, CLEAN, State.REQUESTED).file_name}"
+    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
+
+
+def last_clean_metadata(storage: Storage, timeline: Timeline) -> dict | None:
+    """HoodieCleanMetadata of the latest completed clean (None without one; empty clean files are skipped)."""
+    for instant in reversed(timeline.completed([CLEAN])):
+        if storage.file_size(f"{METAFOLDER}/{instant.file_name}"):
+            return read_clean_metadata(storage, instant)
+    return None
+
+
+def earliest_commit_to_retain(timeline: Timeline, opts: CleanOptions, now: datetime | None = None) -> Instant | None:
+    """CleanerUtils.getEarliestCommitToRetain: None when the policy keeps everything (or counts versions)."""
+    completed = [i for i in timeline.completed_writes()]
+    if opts.policy == KEEP_LATEST_COMMITS:
+        if len(completed) <= opts.commits_retained:
+            return None
+        nth = completed[len(completed) - opts.commits_retained] if opts.commits_retained else None
+        pending = timeline.pending(_COMMITS_AND_COMPACTION)
+        if pending:
+            if nth is not None and nth.time <= pending[0].time:
+                return nth
+            before = [i for i in completed if i.time < pending[0].time]
+            return before[-1] if before else None
+        return nth if nth is not None else None
+    if opts.policy == KEEP_LATEST_BY_HOURS:
+        now = now or datetime.now(timezone.utc)
+        floor = format_instant_time(now - timedelta(hours=opts.hours_retained))
+        return next((i for i in completed if i.time >= floor), None)
+    return None
+
+
+def plan_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> dict | None:
+    """The HoodieCleanerPlan record of a clean now, or None when no file is due (CleanPlanActionExecutor)."""
+    storage = table.storage
+    retain = earliest_commit_to_retain(timeline, opts)
+    if opts.policy in (KEEP_LATEST_COMMITS, KEEP_LATEST_BY_HOURS) and retain is None:
+        return None
+    savepoints = [i.time for i in timeline.completed(["savepoint"])]
+    partitions = _partitions_to_clean(table, timeline, opts, retain, savepoints)
+    if partitions is not None and not partitions:
+        return None
+    pinned = _savepointed_files(storage, timeline) if savepoints else set()
+    files = _list_data_files(storage, partitions)
+    planner = _Planner(table, timeline, opts, retain, pinned)
+    to_delete: dict[str, list[str]] = {}
+    partitions_to_delete = []
+    for partition, names in sorted(files.items()):
+        doomed = planner.files_to_delete(partition, names)
+        if doomed:
+            to_delete[partition] = doomed
+            if planner.partition_left_empty(partition, names, doomed):
+                partitions_to_delete.append(partition)
+    if not to_delete:
+        return None
+    return {
+        "earliestInstantToRetain": {"timestamp": retain.time, "action": retain.action, "state": "COMPLETED"}
+        if retain else None,
+        "policy": opts.policy,
+        "filesToBeDeletedPerPartition": None,
+        "version": PLAN_VERSION,
+        "filePathsToBeDeletedPerPartition": {
+            partition: [{"filePath": storage.uri(partition_file(partition, name)), "isBootstrapBaseFile": False}
+                        for name in names] for partition, names in to_delete.items()},
+        "partitionsToBeDeleted": partitions_to_delete,
+        "extraMetadata": {SAVEPOINTED_TIMESTAMPS: ",".join(savepoints)},
+    }
+
+
+def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions, retain: Instant | None,
+                         savepoints: list[str]) -> set[str] | None:
+    """Incremental cleaning (CleanPlanner.getPartitionPathsForIncrementalCleaning): the partitions written by
+    commits in [last clean's earliest commit to retain, new one). None means every partition."""
+    if opts.policy == KEEP_LATEST_FILE_VERSIONS or not opts.incremental or retain is None:
+        return None
+    last = last_clean_metadata(table.storage, timeline)
+    previous = (last or {}).get("earliestCommitToRetain") or ""
+    writes = timeline.completed_writes()
+    if not previous or not writes or previous < writes[0].time:
+        return None      # no earlier clean, or its commit was archived: look at everything
+    sp_before = [s for s in ((last.get("extraMetadata") or {}).get(SAVEPOINTED_TIMESTAMPS) or "").split(",") if s]
+    if set(sp_before) - set(savepoints):
+        return None      # a savepoint was deleted since: its files may now be due anywhere
+    partitions: set[str] = set()
+    for instant in writes:
+        if previous <= instant.time < retain.time:
+            meta = timeline.read_metadata(instant)
+            partitions.update((meta.get("partitionToWriteStats") or {}).keys())
+            partitions.update((meta.get("partitionToReplaceFileIds") or {}).keys())
+    return partitions
+
+
+def _savepointed_files(storage: Storage, timeline: Timeline) -> set[str]:
+    from pyhudi.services.savepoint import savepointed_files
+
+    return savepointed_files(storage, timeline)
+
+
+def partition_file(partition: str, name: str) -> str:
+    return f"{partition}/{name}" if partition else name
+
+
+def _list_data_files(storage: Storage, partitions: Iterable[str] | None) -> dict[str, list[str]]:
+    """partition -> names of base and log files (one recursive listing, or one listing per partition)."""
+    out: dict[str, list[str]] = {}
+    if partitions is None:
+        base = storage.base_path
+        infos = [(info.path[len(base) + 1:], info.base_name) for info in storage.list_files("", recursive=True)]
+    else:
+        infos = []
+        for partition in sorted(partitions):
+            prefix = f"{partition}/" if partition else ""
+            infos += [(prefix + info.base_name, info.base_name) for info in storage.list_files(partition)]
+    for relative, name in infos:
+        if relative.startswith(METAFOLDER + "/"):
+            continue
+        if parse_base_file_name(name) or parse_log_file_name(name):
+            out.setdefault(partition_of(relative), []).append(name)
+    return out
+
+
+@dataclass
+class _Slice:
+    base_instant: str
+    files: list[str]        # names: base file (if any) and log files
+
+
+class _Planner:
+    """CleanPlanner for one timeline: which committed slices of a partition's file groups are due."""
+
+    def __init__(self, table: HudiTable, timeline: Timeline, opts: CleanOptions, retain: Instant | None,
+                 pinned: set[str]):
+        self.table = table
+        self.timeline = timeline
+        self.opts = opts
+        self.retain = retain
+        self.pinned = pinned
+        writes = timeline.completed_writes()
+        self.committed = {i.time for i in writes}
+        self.timeline_start = next((i.time for i in timeline.instants if i.action in _COMMITS_AND_COMPACTION), None)
+        self.pending_compactions = {i.time for i in timeline.pending([COMPACTION])}
+        self.replaced = self._replaced(writes)
+        self.compaction_bases = self._pending_compaction_bases()
+
+    def _replaced(self, writes) -> dict[tuple[str, str], str]:
+        """(partition, file id) -> time of the completed replacecommit that replaced it."""
+        out = {}
+        for instant in writes:
+            if instant.action == REPLACE_COMMIT:
+                meta = self.timeline.read_metadata(instant)
+                for partition, ids in (meta.get("partitionToReplaceFileIds") or {}).items():
+                    for file_id in ids:
+                        out.setdefault((partition, file_id), instant.time)
+        return out
+
+    def _pending_compaction_bases(self) -> dict[tuple[str, str], str]:
+        """(partition, file id) -> base instant of the slice a pending compaction reads."""
+        if not self.pending_compactions:
+            return {}
+        from pyhudi.services.compaction import read_compaction_plan
+
+        out = {}
+        for t in sorted(self.pending_compactions):
+            for op in read_compaction_plan(self.table.storage, t).operations:
+                out[op.file_group] = op.base_instant
+        return out
+
+    def _committed(self, instant_time: str) -> bool:
+        return instant_time in self.committed or (self.timeline_start is not None
+                                                  and instant_time < self.timeline_start)
+
+    def _groups(self, partition: str, names: list[str]) -> dict[str, list[_Slice]]:
+        """file id -> committed slices, newest first. Files of pending or failed writes are not the cleaner's."""
+        slices: dict[tuple[str, str], _Slice] = {}
+        for name in names:
+            parsed = parse_base_file_name(name)
+            if parsed:
+                file_id, _, instant_time = parsed
+                if not self._committed(instant_time):
+                    continue
+                slices.setdefault((file_id, instant_time), _Slice(instant_time, [])).files.insert(0, name)
+                continue
+            file_id, base_instant, _, _ = parse_log_file_name(name)
+            slices.setdefault((file_id, base_instant), _Slice(base_instant, [])).files.append(name)
+        groups: dict[str, list[_Slice]] = {}
+        for (file_id, base_instant), slice_ in slices.items():
+            has_base = parse_base_file_name(slice_.files[0]) is not None
+            if not has_base and not (self._committed(base_instant) or base_instant in self.pending_compactions):
+                continue
+            groups.setdefault(file_id, []).append(slice_)
+        for group in groups.values():
+            group.sort(key=lambda s: s.base_instant, reverse=True)
+        return groups
+
+    def _is_pinned(self, partition: str, slice_: _Slice) -> bool:
+        return any(partition_file(partition, name) in self.pinned for name in slice_.files)
+
+    def _needed_for_compaction(self, partition: str, file_id: str, slice_: _Slice) -> bool:
+        base = self.compaction_bases.get((partition, file_id))
+        return base is not None and slice_.base_instant >= base
+
+    def files_to_delete(self, partition: str, names: list[str]) -> list[str]:
+        out: list[str] = []
+        for file_id, group in sorted(self._groups(partition, names).items()):
+            replaced_at = self.replaced.get((partition, file_id))
+            if replaced_at is not None:
+                # getReplacedFilesEligibleToClean: whole group once the replacecommit is before the retained one
+                if self.retain is None or replaced_at < self.retain.time:
+                    for slice_ in group:
+                        if not self._is_pinned(partition, slice_):
+                            out += slice_.files
+                continue
+            if self.opts.policy == KEEP_LATEST_FILE_VERSIONS:
+                out += self._by_versions(partition, file_id, group)
+            else:
+                out += self._by_commits(partition, file_id, group)
+        return out
+
+    def _by_versions(self, partition: str, file_id: str, group: list[_Slice]) -> list[str]:
+        keep = self.opts.file_versions_retained
+        candidates = [s for s in group if not self._needed_for_compaction(partition, file_id, s)]
+        if (partition, file_id) in self.compaction_bases:
+            keep -= 1        # the slice under compaction is kept already
+        out = []
+        for slice_ in candidates[max(keep, 0):]:
+            if not self._is_pinned(partition, slice_):
+                out += slice_.files
+        return out
+
+    def _by_commits(self, partition: str, file_id: str, group: list[_Slice]) -> list[str]:
+        retain = self.retain.time
+        latest = group[0].base_instant
+        before_retain = next((s.base_instant for s in group if s.base_instant < retain), None)
+        out = []
+        for slice_ in group:
+            if slice_.base_instant in (latest, before_retain) or self._is_pinned(partition, slice_):
+                continue
+            if slice_.base_instant < retain and not self._needed_for_compaction(partition, file_id, slice_):
+                out += slice_.files
+        return out
+
+    def partition_left_empty(self, partition: str, names: list[str], doomed: list[str]) -> bool:
+        """True when the clean removes every data file of the partition (what is left is a replaced-away
+        partition, e.g. after delete_partition); Hudi then deletes the partition folder."""
+        return bool(partition) and set(names) <= set(doomed)
+
+
+__all__ = ["CleanOptions", "plan_clean", "earliest_commit_to_retain", "read_clean_metadata", "read_cleaner_plan",
+           "last_clean_metadata", "partition_file", "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS",
+           "KEEP_LATEST_BY_HOURS", "PLAN_VERSION", "SAVEPOINTED_TIMESTAMPS"]
