@@ -128,6 +128,9 @@ QUERY_TYPE = _prop("hoodie.datasource.query.type", "snapshot", lambda v: str(v).
 BEGIN_INSTANT = _prop("hoodie.datasource.read.begin.instanttime", None)
 END_INSTANT = _prop("hoodie.datasource.read.end.instanttime", None)
 AS_OF_INSTANT = _prop("as.of.instant", None)
+INCR_FALLBACK_FULL_SCAN = _prop("hoodie.datasource.read.incr.fallback.fulltablescan.enable", False, _bool,
+                                doc="Incremental query over archived instants or cleaned files: full table scan "
+                                    "filtered by commit time instead of an error.")
 
 # --- services (declared so they are known; used by later layers) ----------------------------------------
 CLEAN_AUTOMATIC = _prop("hoodie.clean.automatic", True, _bool)

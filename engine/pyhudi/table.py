@@ -354,8 +354,10 @@ class FileSystemView:
         groups: dict[tuple[str, str], FileGroup] = {}
         slices: dict[tuple[str, str, str], FileSlice] = {}
         base_path = self.table.storage.base_path
+        self._listed: set[str] = set()
         for info in self.table.storage.list_files("", recursive=True):
             relative = info.path[len(base_path) + 1:]
+            self._listed.add(relative)
             if relative.startswith(METAFOLDER + "/") or relative.startswith(".hoodie/"):
                 continue
             partition = partition_of(relative)
@@ -390,6 +392,15 @@ class FileSystemView:
         for group in groups.values():
             group.slices.sort(key=lambda s: s.base_instant)
         return groups
+
+    def is_replaced(self, partition: str, file_id: str) -> bool:
+        """The file group was replaced by a completed replacecommit visible in this view."""
+        return (partition, file_id) in self._replaced
+
+    def is_listed(self, relative_path: str) -> bool:
+        """The file exists (it was in the listing this view was built from)."""
+        _ = self.file_groups
+        return relative_path in self._listed
 
     def before_timeline_start(self, instant_time: str) -> bool:
         """Hudi's isBeforeTimelineStarts: an instant older than the active timeline was archived, so committed."""

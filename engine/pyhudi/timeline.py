@@ -255,6 +255,12 @@ def parse_commit_metadata(data: bytes, where: str) -> dict:
     return metadata
 
 
+def has_archived_instants(storage: Storage, archive_folder: str = "archived") -> bool:
+    """True once the archiver moved instants out of the active timeline (`.commits_.archive.*` files)."""
+    return any(info.base_name.startswith(".commits_.archive.")
+               for info in storage.list_files(f"{METAFOLDER}/{archive_folder}"))
+
+
 # --- transitions (the writer's side) ----------------------------------------------------------------------
 def _publish(storage: Storage, instant: Instant, content: bytes) -> None:
     if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content):

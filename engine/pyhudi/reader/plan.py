@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from pyhudi import config as C
-from pyhudi.errors import ConfigError, PyHudiError
+from pyhudi.errors import ConfigError, PyHudiError, TimelineError
 from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.file_group.model import FileSlice
 from pyhudi.schema import avro_to_arrow
 from pyhudi.table import HudiTable
-from pyhudi.timeline import normalize_instant_argument
+from pyhudi.timeline import Timeline, has_archived_instants, normalize_instant_argument
 
 
 @dataclass
@@ -60,23 +60,7 @@ def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
     schema = table_schema(table, timeline)
 
     if query_type == "incremental":
-        begin = config.get(C.BEGIN_INSTANT)
-        if not begin:
-            raise ConfigError(f"incremental query on {table.name} needs {C.BEGIN_INSTANT.key} "
-                              "(rows committed after it are returned; use '000' for all)")
-        begin = normalize_instant_argument(begin) if begin not in ("0", "000") else "000"
-        end = config.get(C.END_INSTANT)
-        end = normalize_instant_argument(end) if end else None
-        writes = [i for i in timeline.completed_writes() if i.time > begin and (end is None or i.time <= end)]
-        end = end or (writes[-1].time if writes else begin)
-        view = table.view(as_of=end, timeline=timeline)
-        touched = set()
-        for instant in writes:
-            for partition, stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).items():
-                touched.update((partition, s["fileId"]) for s in stats)
-        slices = [s for s in view.merged_latest_slices() if (s.partition_path, s.file_id) in touched]
-        return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants),
-                        view.timeline_start, view.check_committed_sizes(slices))
+        return _plan_incremental(table, timeline, config, schema)
 
     view = table.view(as_of=as_of, timeline=timeline)
     base_only = query_type == "read_optimized"
@@ -85,6 +69,53 @@ def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
         slices = [s for s in slices if s.base_file is not None]
     return ScanPlan(table, schema, slices, None, None, base_only, frozenset(view.visible_instants),
                     view.timeline_start, view.check_committed_sizes(slices))
+
+
+def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConfig, schema: pa.Schema) -> ScanPlan:
+    """Rows committed in (begin, end]: the latest slices (as of end) of the file groups the commits in range
+    wrote, filtered by commit time. As Hudi's IncrementalRelation, when the range reaches archived instants or a
+    file those commits wrote is gone (cleaned), only a full table scan filtered by commit time is complete:
+    done under hoodie.datasource.read.incr.fallback.fulltablescan.enable, refused otherwise."""
+    begin = config.get(C.BEGIN_INSTANT)
+    if not begin:
+        raise ConfigError(f"incremental query on {table.name} needs {C.BEGIN_INSTANT.key} "
+                          "(rows committed after it are returned; use '000' for all)")
+    begin = normalize_instant_argument(begin) if begin not in ("0", "000") else "000"
+    end = config.get(C.END_INSTANT)
+    end = normalize_instant_argument(end) if end else None
+    writes = [i for i in timeline.completed_writes() if i.time > begin and (end is None or i.time <= end)]
+    end = end or (writes[-1].time if writes else begin)
+    view = table.view(as_of=end, timeline=timeline)
+    touched, missing = set(), []
+    for instant in writes:
+        for partition, stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).items():
+            for stat in stats:
+                touched.add((partition, stat["fileId"]))
+                if stat.get("path") and not view.is_replaced(partition, stat["fileId"]) \
+                        and not view.is_listed(stat["path"]):
+                    missing.append(stat["path"])
+    archived = [name for name, instant in (("begin", begin), ("end", end)) if _archived(table, view, instant)]
+    if archived or missing:
+        reason = (f"the {' and '.join(archived)} instant of ({begin}, {end}] is older than the active timeline "
+                  f"(archived)" if archived else f"{len(missing)} file(s) its commits wrote are gone (cleaned), "
+                  f"e.g. {missing[0]}")
+        if not config.get(C.INCR_FALLBACK_FULL_SCAN):
+            raise TimelineError(
+                f"incremental query on {table.name}: {reason}, so reading the commits in range would silently "
+                f"miss rows. Set {C.INCR_FALLBACK_FULL_SCAN.key}=true to fall back to a full table scan filtered "
+                "by commit time, or start from an instant on the active timeline.")
+        slices = view.merged_latest_slices()          # full table scan as of end, filtered by commit time
+    else:
+        slices = [s for s in view.merged_latest_slices() if (s.partition_path, s.file_id) in touched]
+    return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants),
+                    view.timeline_start, view.check_committed_sizes(slices))
+
+
+def _archived(table: HudiTable, view, instant_time: str) -> bool:
+    """Hudi's isBeforeTimelineStarts, counted only when instants were actually archived (or the active
+    timeline starts after the query instant for another reason, e.g. a restore)."""
+    return view.timeline_start is not None and instant_time < view.timeline_start \
+        and has_archived_instants(table.storage, table.properties.get("hoodie.archivelog.folder") or "archived")
 
 
 def table_schema(table: HudiTable, timeline=None) -> pa.Schema:
