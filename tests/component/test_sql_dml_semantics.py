@@ -243,3 +243,30 @@ def test_merge_updates_deletes_and_inserts_in_one_commit(spark, tmp_path):
     finally:
         pyhudi.sql(spark, f"DROP TABLE IF EXISTS {name} PURGE")
         spark.catalog.dropTempView(source)
+
+
+def test_merge_single_write_path(spark, tmp_path, monkeypatch):
+    """The one-upsert MERGE path, run with `_hoodie_is_deleted` (a delete flag today's writer already honours,
+    though as a data column) standing in for the writer's schema-less DELETE_FLAG_COLUMN: one commit, the rows
+    of MERGE's clauses in order, and hudi-rs reads the same rows."""
+    from pyhudi.writer import client
+    monkeypatch.setattr(client, "DELETE_FLAG_COLUMN", "_hoodie_is_deleted", raising=False)
+    name, source = _name("merge_path"), _name("merge_path_src")
+    path = tmp_path / "t"
+    try:
+        _create(spark, name, path, tblproperties="primaryKey = 'id', type = 'mor'")
+        spark.createDataFrame([(1, "a2", "a", "update"), (2, "", "b", "delete"), (3, "c2", "c", "skip"),
+                               (4, "d1", "d", "insert"), (5, "e1", "e", "skip")],
+                              "id int, v string, dt string, op string").createOrReplaceTempView(source)
+        before = _completed(path)
+        pyhudi.sql(spark, f"""MERGE INTO {name} t USING {source} s ON t.id = s.id
+            WHEN MATCHED AND s.op = 'delete' THEN DELETE
+            WHEN MATCHED AND s.op = 'update' THEN UPDATE SET v = s.v
+            WHEN NOT MATCHED AND s.op = 'insert' THEN INSERT *""")
+        assert len(_completed(path)) == len(before) + 1
+        expected = [(1, "a2", "a"), (3, "c1", "c"), (4, "d1", "d")]
+        assert _rows(spark, name) == expected
+        assert sorted(rows(hudi_rs_read(path), ["id", "v", "dt"])) == expected
+    finally:
+        pyhudi.sql(spark, f"DROP TABLE IF EXISTS {name} PURGE")
+        spark.catalog.dropTempView(source)
