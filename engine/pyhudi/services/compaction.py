@@ -180,7 +180,8 @@ def run_inline_compaction_if_due(spark, path, options) -> str | None:
     if not should_compact(table, timeline, cfg):
         return acted
     try:
-        scheduled = _schedule(table, timeline, opts, None)
+        with _scheduling(table, raw):   # under the lock with OCC; a live writer's pending write is left alone
+            scheduled = _schedule(table, table.timeline(), opts, None)
     except TimelineError as exc:
         warnings.warn(f"inline compaction of {table.name} skipped: {exc}", stacklevel=2)
         return acted
