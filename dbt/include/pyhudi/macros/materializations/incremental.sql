@@ -99,7 +99,7 @@
   {%- set partition_by = adapter.hudi_partition_by(config) -%}
   {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
   {%- set incremental_predicates = config.get('predicates', none) or config.get('incremental_predicates', none) -%}
-  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set target_relation = this.incorporate(type='table', is_hudi=(file_format == 'hudi')) -%}  {#-- cached as Hudi for later batches --#}
   {%- set existing_relation = load_relation(this) -%}
   {%- set tmp_relation = make_temp_relation(this, '__dbt_tmp') -%}
 
