@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -17,6 +19,12 @@ def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFra
     return scan_dataframe(spark, plan)
 
 
+def escape_glob(path: str) -> str:
+    """A file path Spark's reader takes literally: partition values may hold Hadoop glob characters
+    ([, ], {, }, *, ?, \\), which Spark would otherwise expand (missing files, or other partitions' files)."""
+    return re.sub(r"([\[\]{}*?\\])", r"\\\1", path)
+
+
 def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -24,7 +32,7 @@ def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
     uris = [plan.table.storage.uri(p) for p in plan.base_paths]
     if not uris:
         return spark.createDataFrame([], spark_schema)
-    df = spark.read.schema(spark_schema).parquet(*uris)
+    df = spark.read.schema(spark_schema).parquet(*[escape_glob(u) for u in uris])
     if plan.begin_exclusive is not None:
         commit = F.col("_hoodie_commit_time")
         df = df.filter((commit > F.lit(plan.begin_exclusive)) & (commit <= F.lit(plan.end_inclusive)))
