@@ -219,10 +219,6 @@ def test_unknown_mode_from_set(spark, tmp_path, reset_modes):
 
 # --- MERGE INTO: one commit ------------------------------------------------------------------------------------
 def test_merge_updates_deletes_and_inserts_in_one_commit(spark, tmp_path):
-    from pyhudi.writer import client
-    if getattr(client, "DELETE_FLAG_COLUMN", None) is None:
-        pytest.xfail("the writer has no per-row delete flag yet (pyhudi.writer.client.DELETE_FLAG_COLUMN): "
-                     "MERGE falls back to an upsert and a delete commit")
     name, source = _name("merge_one"), _name("merge_src")
     try:
         for table_type in ("cow", "mor"):

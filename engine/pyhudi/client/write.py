@@ -23,8 +23,8 @@ from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.transaction import WriteTransaction
-from pyhudi.writer.options import (SUPPORTED_OPERATIONS, check_fields, check_identity, drop_meta_columns,
-                                   resolve_write_options, table_properties, target_schema)
+from pyhudi.writer.options import (SUPPORTED_OPERATIONS, check_fields, check_identity, data_columns,
+                                   drop_meta_columns, resolve_write_options, table_properties, target_schema)
 from pyhudi.writer.replace import PARTITIONS_TO_DELETE
 from pyhudi.writer.write_action import WriteAction
 
@@ -101,12 +101,13 @@ class WriteClient:
                                             "(or mode='overwrite' would recreate it); check the path")
         resolved = resolve_write_options(config, incoming, table)
         keygen = build_key_generator(resolved, resolved[C.TABLE_NAME.key])
+        data = data_columns(incoming, operation, resolved[C.TABLE_NAME.key])   # without an upsert's delete flag
         if operation == "delete_partition":   # the batch may be empty and carry no columns at all
             incoming = incoming.limit(0) if resolved.get(PARTITIONS_TO_DELETE) else incoming
             schema = avro_to_arrow(table.latest_avro_schema())
         else:
-            check_fields(incoming, keygen, resolved, config)
-            schema = target_schema(incoming, table, resolved[C.TABLE_NAME.key], operation)
+            check_fields(data, keygen, resolved, config)
+            schema = target_schema(data, table, resolved[C.TABLE_NAME.key], operation)
 
         def write_to(path: str) -> WriteResult:
             new = table or HudiTable.create(path, table_properties(resolved, keygen, schema))

@@ -19,6 +19,12 @@ from pyhudi.index import table_properties as index_table_properties
 from pyhudi.merge import SUPPORTED_PAYLOADS
 from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_table_avro, storage_schema
 from pyhudi.table import COPY_ON_WRITE, HudiTable
+from pyhudi.writer.file_writer import DELETE_COLUMN
+
+# An upsert's per-row delete flag (true: the row deletes its key), as Hudi's MERGE INTO decides per row in one
+# commit. Not a table column: left out of the table schema, never written to files; it joins _hoodie_is_deleted
+# where the write decides deletes.
+DELETE_FLAG_COLUMN = DELETE_COLUMN
 
 SUPPORTED_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
                         "delete_partition")
@@ -53,6 +59,21 @@ def target_schema(incoming: DataFrame, table: HudiTable | None, table_name: str,
     if operation == "delete":   # a delete batch may carry only the key fields
         return avro_to_arrow(avro)
     return check_compatible(avro_to_arrow(avro), batch_schema, table_name)
+
+
+def data_columns(incoming: DataFrame, operation: str, table_name: str) -> DataFrame:
+    """The batch's data columns: the upsert's DELETE_FLAG_COLUMN (a boolean) is not one of them."""
+    if DELETE_FLAG_COLUMN not in incoming.columns:
+        return incoming
+    if operation != "upsert":
+        raise SchemaError(f"column {DELETE_FLAG_COLUMN} of the batch written to table {table_name} is the upsert's "
+                          f"per-row delete flag, but the operation is {operation}; use {C.OPERATION.key}=upsert "
+                          "or drop the column")
+    flag_type = incoming.schema[DELETE_FLAG_COLUMN].dataType
+    if not isinstance(flag_type, T.BooleanType):
+        raise SchemaError(f"column {DELETE_FLAG_COLUMN} of the batch written to table {table_name} is the upsert's "
+                          f"per-row delete flag and must be boolean, not {flag_type.simpleString()}; cast it")
+    return incoming.drop(DELETE_FLAG_COLUMN)
 
 
 def norm_list(text: str) -> str:

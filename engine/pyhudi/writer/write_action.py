@@ -31,7 +31,7 @@ from pyhudi.table import HudiTable, write_partition_metadata
 from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, write_file_group, write_sorted_files)
-from pyhudi.writer.options import spark_schema
+from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
 from pyhudi.writer.planning import average_record_size, group_states, plan_insert_buckets, with_auto_keys
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
 
@@ -131,7 +131,8 @@ class WriteAction:
         return arrow_to_avro(self.target_schema, self.table_name)
 
     def _prepared(self) -> DataFrame:
-        """Cast to the table's storage types, in table column order; missing nullable columns become null."""
+        """Cast to the table's storage types, in table column order; missing nullable columns become null. An
+        upsert's delete flag (DELETE_FLAG_COLUMN, not a table column) travels along as the staging delete column."""
         target = spark_schema(self.target_schema)
         present = {c.lower(): c for c in self.incoming.columns}
         columns = []
@@ -139,6 +140,8 @@ class WriteAction:
             source = present.get(fld.name.lower())
             column = F.col(f"`{source}`") if source else F.lit(None)
             columns.append(column.cast(fld.dataType).alias(fld.name))
+        if DELETE_FLAG_COLUMN in self.incoming.columns:
+            columns.append(F.col(f"`{DELETE_FLAG_COLUMN}`").cast("boolean").alias(DELETE_COLUMN))
         return self.incoming.select(*columns)
 
     def _keyed(self, prepared: DataFrame) -> DataFrame:
@@ -188,9 +191,11 @@ class WriteAction:
             deduped = deduped.withColumn(DELETE_COLUMN, F.lit(True))
             if self.precombine in deduped.columns:
                 deduped = deduped.withColumn(self.precombine, F.lit(None).cast(deduped.schema[self.precombine].dataType))
-        else:
-            deleted = (F.coalesce(F.col(IS_DELETED_FIELD), F.lit(False))
-                       if IS_DELETED_FIELD in deduped.columns else F.lit(False))
+        else:   # _hoodie_is_deleted (a data column) or the upsert's delete flag
+            deleted = F.lit(False)
+            for flag in (IS_DELETED_FIELD, DELETE_COLUMN):
+                if flag in deduped.columns:
+                    deleted = deleted | F.coalesce(F.col(flag), F.lit(False))
             deduped = deduped.withColumn(DELETE_COLUMN, deleted)
 
         existing = group_states(view)
