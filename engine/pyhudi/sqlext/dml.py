@@ -33,6 +33,10 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     import pyhudi
     options = table_write_options(spark, entry)
     options.update(extra or {})
+    # Hudi's SQL default (ProvidesHoodieConfig.buildHoodieInsertConfig): an insert-style write into a table with
+    # both a primary key and a preCombineField keeps one row per key of the statement, the greatest ordering value.
+    options.setdefault(C.COMBINE_BEFORE_INSERT.key,
+                       str(bool(options.get(C.PRECOMBINE.key) and options.get(C.RECORD_KEY.key))).lower())
     if operation is None:
         operation = insert_operation(options)
     options[C.OPERATION.key] = operation
