@@ -28,9 +28,10 @@ from pyhudi import config as C
 from pyhudi.errors import ConfigError, CorruptFileError
 from pyhudi.file_group.log_block import LOG_BLOCK_VERSION, BlockType, LogBlock, encode_metadata
 from pyhudi.file_group.log_file import DEFAULT_WRITE_TOKEN, read_log_bytes, write_log_file
-from pyhudi.services import avro_metadata as avro
-from pyhudi.services.clean import (CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA, CleanOptions,
-                                   earliest_commit_to_retain, last_clean_metadata)
+from pyhudi.actions import avro_metadata as avro
+from pyhudi.actions.avro_metadata import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA, COMPACTION_PLAN_SCHEMA
+from pyhudi.actions.retention import CleanOptions, earliest_commit_to_retain
+from pyhudi.actions.timeline_metadata import last_clean_metadata, read_clean_metadata
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.timeline import (ARCHIVED_FOLDER, CLEAN, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER,
@@ -87,8 +88,6 @@ _REPLACE_COMMIT_METADATA_SCHEMA = {
 
 
 def _archived_entry_schema() -> dict:
-    from pyhudi.services.compaction import COMPACTION_PLAN_SCHEMA
-
     def optional(name, schema):
         return {"name": name, "type": ["null", schema], "default": None}
 
@@ -148,6 +147,12 @@ def archive(spark, path, options: dict | None = None) -> list[str]:
     check_archival_options(cfg)
     table = HudiTable.load(str(path))
     return _archive(table, table.timeline(), cfg)
+
+
+def archive_after_commit(spark, path, options) -> list[str]:
+    """The archiver after a successful commit (Hudi's postCommit), run by the client as a hook after the cleaner."""
+    table = HudiTable.load(str(path))
+    return archive_if_due(table, table.timeline(), options)
 
 
 def archive_if_due(table: HudiTable, timeline: Timeline, options) -> list[str]:
@@ -243,8 +248,6 @@ def _commit_bounds(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) ->
 def _oldest_uncleaned_replace(storage: Storage, timeline: Timeline) -> str | None:
     """The oldest replacecommit whose replaced file groups no completed clean has removed yet: archiving it would
     let readers see the replaced files again (ClusteringUtils.getOldestInstantToRetainForClustering)."""
-    from pyhudi.services.clean import read_clean_metadata
-
     cleaned_up_to = ""
     for instant in timeline.completed([CLEAN]):
         if not storage.file_size(f"{METAFOLDER}/{instant.file_name}"):

@@ -1,7 +1,7 @@
 """The cleaner: deletes file slices no query within the retention can read, as Hudi 0.14/0.15 does.
 
 The policies and the choice of slices are the planner's (services/clean_planner.py). Here: scheduling a plan and
-executing it. On the timeline a clean is ``<t>.clean.requested`` (HoodieCleanerPlan), ``<t>.clean.inflight`` (the
+executing it, on the one commit protocol (actions/service_commit.py). On the timeline a clean is ``<t>.clean.requested`` (HoodieCleanerPlan), ``<t>.clean.inflight`` (the
 same plan) and ``<t>.clean`` (HoodieCleanMetadata), Avro data files. A clean left requested/inflight is executed by
 the next one. A plan is followed only inside the table: its paths are checked before anything changes, only the
 data files it names are deleted, and a dropped partition's folder goes only once empty (a nested partition below
@@ -15,71 +15,23 @@ import time
 from typing import Iterable, Mapping
 
 from pyhudi import config as C
-from pyhudi.errors import CorruptFileError, TimelineError
+from pyhudi.actions import avro_metadata as avro
+from pyhudi.actions.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
+                                          CLEANER_PLAN_SCHEMA)
+from pyhudi.actions.service_commit import ServiceInstantCommit
+from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name, partition_of
-from pyhudi.services import avro_metadata as avro
 from pyhudi.services.clean_planner import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,  # noqa: F401 - re-exported
                                            KEEP_LATEST_FILE_VERSIONS, SAVEPOINTED_TIMESTAMPS, CleanOptions,
                                            earliest_commit_to_retain, last_clean_metadata, partition_file,
                                            plan_clean, read_clean_metadata, read_cleaner_plan)
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
-from pyhudi.timeline import (CLEAN, METAFOLDER, Instant, State, Timeline, create_requested, new_instant_time,
-                             transition_to_inflight)
+from pyhudi.timeline import CLEAN, METAFOLDER, Instant, State, Timeline, new_instant_time
 
 METADATA_VERSION = 2          # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
 DRIVER_DELETE_LIMIT = 256     # more files than this are deleted by a Spark job
 
-
-# --- Avro schemas (hudi-common/src/main/avro) -------------------------------------------------------------
-_NS = "org.apache.hudi.avro.model"
-ACTION_INSTANT = {"type": "record", "name": "HoodieActionInstant", "namespace": _NS,
-                  "fields": [{"name": "timestamp", "type": "string"}, {"name": "action", "type": "string"},
-                             {"name": "state", "type": "string"}]}
-CLEANER_PLAN_SCHEMA = {
-    "type": "record", "name": "HoodieCleanerPlan", "namespace": _NS,
-    "fields": [
-        {"name": "earliestInstantToRetain", "type": ["null", ACTION_INSTANT], "default": None},
-        {"name": "policy", "type": "string"},
-        {"name": "filesToBeDeletedPerPartition", "default": None,
-         "type": ["null", {"type": "map", "values": {"type": "array", "items": "string"}}]},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-        {"name": "filePathsToBeDeletedPerPartition", "default": None, "type": ["null", {
-            "type": "map", "values": {"type": "array", "items": {
-                "type": "record", "name": "HoodieCleanFileInfo", "namespace": _NS,
-                "fields": [{"name": "filePath", "type": ["null", "string"], "default": None},
-                           {"name": "isBootstrapBaseFile", "type": ["null", "boolean"], "default": None}]}}}]},
-        {"name": "partitionsToBeDeleted", "type": ["null", {"type": "array", "items": "string"}], "default": None},
-        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
-    ],
-}
-CLEAN_PARTITION_METADATA = {
-    "type": "record", "name": "HoodieCleanPartitionMetadata", "namespace": _NS,
-    "fields": [
-        {"name": "partitionPath", "type": "string"},
-        {"name": "policy", "type": "string"},
-        {"name": "deletePathPatterns", "type": {"type": "array", "items": "string"}},
-        {"name": "successDeleteFiles", "type": {"type": "array", "items": "string"}},
-        {"name": "failedDeleteFiles", "type": {"type": "array", "items": "string"}},
-        {"name": "isPartitionDeleted", "type": ["null", "boolean"], "default": None},
-    ],
-}
-CLEAN_METADATA_SCHEMA = {
-    "type": "record", "name": "HoodieCleanMetadata", "namespace": _NS,
-    "fields": [
-        {"name": "startCleanTime", "type": "string"},
-        {"name": "timeTakenInMillis", "type": "long"},
-        {"name": "totalFilesDeleted", "type": "int"},
-        {"name": "earliestCommitToRetain", "type": "string"},
-        {"name": "lastCompletedCommitTimestamp", "type": "string", "default": ""},
-        {"name": "partitionMetadata", "type": {"type": "map", "values": CLEAN_PARTITION_METADATA}},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-        {"name": "bootstrapPartitionMetadata", "type": ["null", {"type": "map",
-                                                                 "values": "HoodieCleanPartitionMetadata"}],
-         "default": None},
-        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
-    ],
-}
 
 # --- public API ---------------------------------------------------------------------------------------------
 def clean(spark, path, options: dict | None = None) -> dict | None:
@@ -93,19 +45,23 @@ def clean(spark, path, options: dict | None = None) -> dict | None:
     return _clean(spark, table, table.timeline(), opts)
 
 
-def run_table_services_after_commit(spark, path, options: Mapping | None) -> None:
-    """After a successful commit, as Hudi's postCommit: the cleaner (``hoodie.clean.automatic``, default true),
-    then the archiver (``hoodie.archive.automatic``, default true). Each does nothing unless due."""
-    from pyhudi.services.archive import archive_if_due
-
-    cfg = C.HoodieConfig(options or {}, warn_unknown=False)
+def clean_after_commit(spark, path, options: Mapping | None) -> dict | None:
+    """The cleaner after a successful commit (Hudi's postCommit, ``hoodie.clean.automatic``, default true): does
+    nothing unless some file is due. The client runs it as a post-commit hook, before the archiver."""
+    opts = CleanOptions.of(C.HoodieConfig(options or {}, warn_unknown=False))
+    if not opts.automatic:
+        return None
     table = HudiTable.load(str(path))
-    timeline = table.timeline()
-    opts = CleanOptions.of(cfg)
-    if opts.automatic:
-        if _clean(spark, table, timeline, opts, automatic=True) is not None:
-            timeline = table.timeline()
-    archive_if_due(table, timeline, cfg)
+    return _clean(spark, table, table.timeline(), opts, automatic=True)
+
+
+def run_table_services_after_commit(spark, path, options: Mapping | None) -> None:
+    """Transitional, for client/hooks.py until it runs clean_after_commit and archive.archive_after_commit as two
+    hooks: then delete this function (an action must not call another)."""
+    from pyhudi.services.archive import archive_after_commit
+
+    clean_after_commit(spark, path, options)
+    archive_after_commit(spark, path, options)
 
 
 # --- the clean ----------------------------------------------------------------------------------------------
@@ -126,7 +82,7 @@ def _schedule(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> str |
     if plan is None:
         return None
     t = new_instant_time(after=timeline.latest_time())
-    create_requested(table.storage, t, CLEAN, avro.to_bytes(CLEANER_PLAN_SCHEMA, plan))
+    ServiceInstantCommit.begin_plan(table.storage, t, CLEAN, CLEANER_PLAN_SCHEMA, plan)
     return t
 
 
@@ -136,13 +92,13 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     storage = table.storage
     started = time.monotonic()
     t = instant.time
-    plan_bytes = storage.read_bytes(f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}")
-    plan = avro.from_bytes(plan_bytes, f"{storage.base_uri}/{METAFOLDER}/{t}.clean.requested")
-    source = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+    commit = ServiceInstantCommit.resume(storage, instant)
+    source = f"{METAFOLDER}/{commit.requested.file_name}"
+    plan_bytes = storage.read_bytes(source)
+    plan = avro.from_bytes(plan_bytes, f"{storage.base_uri}/{source}")
     per_partition = _planned_files(storage, plan, source)      # checked before anything changes
     emptied = [storage.inside(p, source, allow_base=True) for p in plan.get("partitionsToBeDeleted") or []]
-    if instant.state == State.REQUESTED:
-        transition_to_inflight(storage, instant.with_state(State.REQUESTED), plan_bytes)
+    commit.start_with(plan_bytes)                               # Hudi's clean inflight holds the same plan
     paths = [partition_file(p, name) for p, names in per_partition.items() for name in names]
     failed = set(_delete_files(spark, storage, paths))
     deleted_partitions = {p for p in emptied if p and _delete_partition_if_empty(storage, p)}
@@ -169,9 +125,7 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
         "bootstrapPartitionMetadata": {},
         "extraMetadata": plan.get("extraMetadata"),
     }
-    if not storage.create_if_absent(f"{METAFOLDER}/{Instant(t, CLEAN).file_name}",
-                                    avro.to_bytes(CLEAN_METADATA_SCHEMA, metadata)):
-        raise TimelineError(f"clean {t} of {storage.base_uri} was completed by another writer")
+    commit.complete_with(CLEAN_METADATA_SCHEMA, metadata)
     return metadata
 
 
@@ -231,6 +185,6 @@ def _delete_partition(storage: Storage, paths) -> Iterable[str]:
             yield relative
 
 
-__all__ = ["clean", "run_table_services_after_commit", "plan_clean", "earliest_commit_to_retain",
+__all__ = ["clean", "clean_after_commit", "run_table_services_after_commit", "plan_clean", "earliest_commit_to_retain",
            "read_clean_metadata", "read_cleaner_plan", "last_clean_metadata", "CleanOptions",
            "CLEANER_PLAN_SCHEMA", "CLEAN_METADATA_SCHEMA", "ACTION_INSTANT"]

@@ -1,5 +1,5 @@
-"""The clean planner: which file slices are due. Policies (``hoodie.cleaner.policy``), after Hudi's CleanPlanner
-and CleanerUtils:
+"""The clean planner: which file slices are due. Policies (``hoodie.cleaner.policy``, options and the earliest commit
+to retain in actions/retention.py, shared with the archiver), after Hudi's CleanPlanner and CleanerUtils:
 
 * ``KEEP_LATEST_COMMITS`` (default): the *earliest commit to retain* is the Nth-latest completed commit
   (N = ``hoodie.cleaner.commits.retained``), or the last completed commit before the oldest pending one. Per file
@@ -20,92 +20,19 @@ The plan is a HoodieCleanerPlan record; services/clean.py writes and executes it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Iterable, Mapping
+from typing import Iterable
 
-from pyhudi import config as C
-from pyhudi.errors import ConfigError
+from pyhudi.actions.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
+                                      KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
+from pyhudi.actions.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
+                                              read_cleaner_plan, savepointed_files)
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
-from pyhudi.services import avro_metadata as avro
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
-from pyhudi.timeline import (CLEAN, COMPACTION, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT, WRITE_ACTIONS, Instant,
-                             State, Timeline, format_instant_time)
+from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, Instant, Timeline
 
-KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
-KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
-KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
 PLAN_VERSION = 2              # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
 SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
-# The timeline of "commits" the cleaner counts and the pending instants that bound it
-# (HoodieActiveTimeline.getCommitsAndCompactionTimeline).
-_COMMITS_AND_COMPACTION = WRITE_ACTIONS + (COMPACTION, LOG_COMPACTION)
-
-
-# --- options ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CleanOptions:
-    policy: str
-    commits_retained: int
-    file_versions_retained: int
-    hours_retained: int
-    automatic: bool
-    incremental: bool
-
-    @classmethod
-    def of(cls, options: Mapping | None, warn_unknown: bool = True) -> "CleanOptions":
-        cfg = options if isinstance(options, C.HoodieConfig) else C.HoodieConfig(options or {},
-                                                                                 warn_unknown=warn_unknown)
-        out = cls(cfg.get(C.CLEANER_POLICY), cfg.get(C.CLEANER_COMMITS_RETAINED),
-                  cfg.get(C.CLEANER_FILE_VERSIONS_RETAINED), cfg.get(C.CLEANER_HOURS_RETAINED),
-                  cfg.get(C.CLEAN_AUTOMATIC), cfg.get(C.CLEANER_INCREMENTAL_MODE))
-        for prop, value in ((C.CLEANER_COMMITS_RETAINED, out.commits_retained),
-                            (C.CLEANER_FILE_VERSIONS_RETAINED, out.file_versions_retained),
-                            (C.CLEANER_HOURS_RETAINED, out.hours_retained)):
-            if value < (1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0):
-                raise ConfigError(f"option {prop.key}={value} is invalid; it must be at least "
-                                  f"{1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0} (default {prop.default})")
-        return out
-
-
-
-def read_clean_metadata(storage: Storage, instant: Instant) -> dict:
-    name = f"{METAFOLDER}/{instant.with_state(State.COMPLETED).file_name}"
-    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
-
-
-def read_cleaner_plan(storage: Storage, instant_time: str) -> dict:
-    name = f"{METAFOLDER}/{Instant(instant_time, CLEAN, State.REQUESTED).file_name}"
-    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
-
-
-def last_clean_metadata(storage: Storage, timeline: Timeline) -> dict | None:
-    """HoodieCleanMetadata of the latest completed clean (None without one; empty clean files are skipped)."""
-    for instant in reversed(timeline.completed([CLEAN])):
-        if storage.file_size(f"{METAFOLDER}/{instant.file_name}"):
-            return read_clean_metadata(storage, instant)
-    return None
-
-
-def earliest_commit_to_retain(timeline: Timeline, opts: CleanOptions, now: datetime | None = None) -> Instant | None:
-    """CleanerUtils.getEarliestCommitToRetain: None when the policy keeps everything (or counts versions)."""
-    completed = [i for i in timeline.completed_writes()]
-    if opts.policy == KEEP_LATEST_COMMITS:
-        if len(completed) <= opts.commits_retained:
-            return None
-        nth = completed[len(completed) - opts.commits_retained] if opts.commits_retained else None
-        pending = timeline.pending(_COMMITS_AND_COMPACTION)
-        if pending:
-            if nth is not None and nth.time <= pending[0].time:
-                return nth
-            before = [i for i in completed if i.time < pending[0].time]
-            return before[-1] if before else None
-        return nth if nth is not None else None
-    if opts.policy == KEEP_LATEST_BY_HOURS:
-        now = now or datetime.now(timezone.utc)
-        floor = format_instant_time(now - timedelta(hours=opts.hours_retained))
-        return next((i for i in completed if i.time >= floor), None)
-    return None
 
 
 def plan_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> dict | None:
@@ -118,7 +45,7 @@ def plan_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> dict
     partitions = _partitions_to_clean(table, timeline, opts, retain, savepoints)
     if partitions is not None and not partitions:
         return None
-    pinned = _savepointed_files(storage, timeline) if savepoints else set()
+    pinned = savepointed_files(storage, timeline) if savepoints else set()
     files = _list_data_files(storage, partitions)
     planner = _Planner(table, timeline, opts, retain, pinned)
     to_delete: dict[str, list[str]] = {}
@@ -168,12 +95,6 @@ def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOption
     return partitions
 
 
-def _savepointed_files(storage: Storage, timeline: Timeline) -> set[str]:
-    from pyhudi.services.savepoint import savepointed_files
-
-    return savepointed_files(storage, timeline)
-
-
 def partition_file(partition: str, name: str) -> str:
     return f"{partition}/{name}" if partition else name
 
@@ -215,7 +136,7 @@ class _Planner:
         self.pinned = pinned
         writes = timeline.completed_writes()
         self.committed = {i.time for i in writes}
-        self.timeline_start = next((i.time for i in timeline.instants if i.action in _COMMITS_AND_COMPACTION), None)
+        self.timeline_start = next((i.time for i in timeline.instants if i.action in COMMITS_AND_COMPACTION), None)
         self.pending_compactions = {i.time for i in timeline.pending([COMPACTION])}
         self.replaced = self._replaced(writes)
         self.compaction_bases = self._pending_compaction_bases()

@@ -24,9 +24,12 @@ from __future__ import annotations
 import time
 from typing import Mapping
 
+from pyhudi.actions import avro_metadata as avro
+from pyhudi.actions.markers import delete_markers, marked_files
+from pyhudi.actions.service_commit import ServiceInstantCommit
+from pyhudi.actions.timeline_metadata import savepoint_times
 from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
-from pyhudi.services import avro_metadata as avro
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
@@ -39,7 +42,6 @@ OCC = "optimistic_concurrency_control"
 CONCURRENCY_KEY = "hoodie.write.concurrency.mode"
 # Actions a restore rolls back (Hudi's write timeline).
 RESTORABLE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION)
-_MARKER_SUFFIXES = (".marker.CREATE", ".marker.MERGE", ".marker.APPEND")
 
 
 class RollbackError(TimelineError):
@@ -100,6 +102,18 @@ def _refuse_if_cleaned(table: HudiTable, timeline: Timeline, target: Instant) ->
             "versions (hoodie.cleaner.commits.retained / hoodie.cleaner.fileversions.retained)")
 
 
+def restore_to_savepoint(spark, path, instant_time: str) -> bool:
+    """Restore the table to the savepoint `instant_time` (Hudi's `rollback_to_savepoint` procedure)."""
+    table = HudiTable.load(str(path))
+    instant_time = normalize_instant_argument(instant_time)
+    existing = savepoint_times(table.timeline())
+    if instant_time not in existing:
+        raise TimelineError(f"cannot restore table {table.storage.base_uri} to {instant_time}: there is no savepoint "
+                            f"at that instant; savepoints: {', '.join(existing) or 'none'}")
+    restore(table, instant_time, savepoint=True)
+    return True
+
+
 def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> dict:
     """Roll back every write instant after `instant_time`, newest first, under one restore instant."""
     finish_pending_rollbacks(table)
@@ -109,14 +123,14 @@ def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> dict
     restore_time = new_instant_time(after=timeline.latest_time())
     plan = {"instantsToRollback": [{"commitTime": i.time, "action": i.action} for i in targets], "version": 2,
             "savepointToRestoreTimestamp": instant_time if savepoint else None}
-    requested = Instant(restore_time, RESTORE, State.REQUESTED)
-    _create(table.storage, requested, avro.to_bytes(avro.RESTORE_PLAN, plan))
-    _create(table.storage, requested.with_state(State.INFLIGHT), b"")
-    return _run_restore(table, restore_time, plan)
+    commit = ServiceInstantCommit.begin_plan(table.storage, restore_time, RESTORE, avro.RESTORE_PLAN, plan)
+    return _run_restore(table, commit, plan)
 
 
-def _run_restore(table: HudiTable, restore_time: str, plan: dict) -> dict:
+def _run_restore(table: HudiTable, commit: ServiceInstantCommit, plan: dict) -> dict:
     started = time.time()
+    restore_time = commit.instant_time
+    commit.start_with(b"")
     per_instant: dict[str, list] = {}
     for index, info in enumerate(plan["instantsToRollback"]):
         if not str(info.get("commitTime") or "").isdigit() or not str(info.get("action") or "").isalpha():
@@ -140,7 +154,7 @@ def _run_restore(table: HudiTable, restore_time: str, plan: dict) -> dict:
                 "instantsToRollback": [i["commitTime"] for i in plan["instantsToRollback"]],
                 "hoodieRestoreMetadata": per_instant, "version": 1,
                 "restoreInstantInfo": plan["instantsToRollback"], "extraMetadata": None}
-    _create(table.storage, Instant(restore_time, RESTORE), avro.to_bytes(avro.RESTORE_METADATA, metadata))
+    commit.complete_with(avro.RESTORE_METADATA, metadata)
     return metadata
 
 
@@ -186,13 +200,11 @@ def finish_pending_rollbacks(table: HudiTable) -> None:
     for instant in timeline.pending([RESTORE]):
         where = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
         plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
-        if not instant.with_state(State.INFLIGHT) in timeline.instants:
-            _create(table.storage, instant.with_state(State.INFLIGHT), b"")
-        _run_restore(table, instant.time, plan)
+        _run_restore(table, ServiceInstantCommit.resume(table.storage, instant), plan)
     for instant in table.timeline().pending([ROLLBACK]):
         where = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
         plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
-        _execute(table, instant.time, plan, publish_inflight=instant.state == State.REQUESTED)
+        _execute(table, plan, ServiceInstantCommit.resume(table.storage, instant))
 
 
 # --- one rollback ---------------------------------------------------------------------------------------------
@@ -203,18 +215,17 @@ def rollback(table: HudiTable, target: Instant, timeline: Timeline | None = None
     timeline = timeline or table.timeline()
     plan = plan_rollback(table, target)
     if restore_time is not None:
-        return _execute(table, restore_time, plan, publish=False)
+        return _execute(table, plan, restore_time=restore_time)
     rollback_time = new_instant_time(after=timeline.latest_time())
-    requested = Instant(rollback_time, ROLLBACK, State.REQUESTED)
-    _create(table.storage, requested, avro.to_bytes(avro.ROLLBACK_PLAN, plan))
+    commit = ServiceInstantCommit.begin_plan(table.storage, rollback_time, ROLLBACK, avro.ROLLBACK_PLAN, plan)
     crash_point("rollback.after_plan")
-    return _execute(table, rollback_time, plan)
+    return _execute(table, plan, commit)
 
 
 def plan_rollback(table: HudiTable, target: Instant) -> dict:
     """HoodieRollbackPlan for `target`: the files it wrote, grouped by file group."""
     storage = table.storage
-    written = set(_marked_files(storage, target.time))
+    written = set(marked_files(storage, target.time))
     if target.is_completed:
         meta = Timeline(storage, []).read_metadata(target)   # a compaction's completed file is `<t>.commit`
         completed_action = COMMIT if target.action == COMPACTION else target.action
@@ -270,14 +281,17 @@ def _checked_plan(storage: Storage, plan: dict, source: str) -> tuple[Instant, l
     return Instant(commit_time, action, State.COMPLETED), requests
 
 
-def _execute(table: HudiTable, rollback_time: str, plan: dict, publish: bool = True,
-             publish_inflight: bool = True) -> dict:
+def _execute(table: HudiTable, plan: dict, commit: ServiceInstantCommit | None = None,
+             restore_time: str | None = None) -> dict:
+    """Follow a rollback plan. On its own (`commit`), the rollback instant goes inflight, then completed with the
+    metadata; inside a restore (`restore_time`) only the metadata is returned, for the restore instant."""
     storage = table.storage
     started = time.time()
+    rollback_time = commit.instant_time if commit is not None else restore_time
     target, requests = _checked_plan(storage, plan, f"{METAFOLDER}/{rollback_time}.rollback.requested"
-                                     if publish else f"{METAFOLDER}/{rollback_time}.restore.requested")
-    if publish and publish_inflight:
-        _create(storage, Instant(rollback_time, ROLLBACK, State.INFLIGHT), b"")
+                                     if commit is not None else f"{METAFOLDER}/{rollback_time}.restore.requested")
+    if commit is not None:
+        commit.start_with(b"")
     # Readers stop seeing the target first, then its files go.
     storage.delete_file(f"{METAFOLDER}/{target.file_name}")
     crash_point("rollback.after_instant_deleted")
@@ -297,22 +311,17 @@ def _execute(table: HudiTable, rollback_time: str, plan: dict, publish: bool = T
             entry["rollbackLogFiles"] = {**(entry["rollbackLogFiles"] or {}), full: size}
     for instant_file in _instant_files(storage, target):
         storage.delete_file(f"{METAFOLDER}/{instant_file}")
-    storage.delete_dir(f"{TEMP_FOLDER}/{target.time}")
+    delete_markers(storage, target.time)
     metadata = {"startRollbackTime": rollback_time, "timeTakenInMillis": int((time.time() - started) * 1000),
                 "totalFilesDeleted": deleted, "commitsRollback": [target.time], "partitionMetadata": partitions,
                 "version": 1, "instantsRollback": [{"commitTime": target.time, "action": target.action}]}
-    if publish:
+    if commit is not None:
         crash_point("rollback.before_complete")
-        _create(storage, Instant(rollback_time, ROLLBACK), avro.to_bytes(avro.ROLLBACK_METADATA, metadata))
+        commit.complete_with(avro.ROLLBACK_METADATA, metadata)
     return metadata
 
 
 # --- helpers --------------------------------------------------------------------------------------------------
-def _create(storage: Storage, instant: Instant, content: bytes) -> None:
-    if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content):
-        raise TimelineError(f"instant {instant} already exists in {storage.base_uri}/{METAFOLDER}")
-
-
 def _resolve_action(storage: Storage, instant: Instant) -> Instant:
     """A completed compaction appears as `<t>.commit`; roll it back as the compaction it was."""
     if instant.action == COMMIT and instant.is_completed and \
@@ -327,18 +336,6 @@ def _instant_files(storage: Storage, target: Instant) -> list[str]:
     if target.action == COMPACTION:
         names[0] = Instant(target.time, COMMIT).file_name
     return [n for n in names if storage.exists(f"{METAFOLDER}/{n}")]
-
-
-def _marked_files(storage: Storage, instant_time: str) -> list[str]:
-    root = f"{TEMP_FOLDER}/{instant_time}"
-    prefix = storage.full(root) + "/"
-    out = []
-    for info in storage.list_files(root, recursive=True):
-        relative = info.path[len(prefix):]
-        for suffix in _MARKER_SUFFIXES:
-            if relative.endswith(suffix):
-                out.append(relative[:-len(suffix)])
-    return out
 
 
 def _has_other_instants(storage: Storage, relative: str, instant_time: str) -> bool:

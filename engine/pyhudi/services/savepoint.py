@@ -2,41 +2,22 @@
 
 A savepoint is `<t>.savepoint.inflight` (empty) then `<t>.savepoint`, a HoodieSavepointMetadata Avro file that
 lists, per partition, the file names of the latest file slices at `t` (base file and log files), as Hudi's
-SavepointActionExecutor does. Deleting a savepoint removes both files. Restoring rolls back every write after `t`
-(newest first) under one `restore` instant (services/rollback.py).
+SavepointActionExecutor does, on the one commit protocol (actions/service_commit.py; like Hudi, no requested file).
+Deleting a savepoint removes both files. Restoring to a savepoint is the restore action's (services/rollback.py).
 """
 
 from __future__ import annotations
 
 import time
 
+from pyhudi.actions import avro_metadata as avro
+from pyhudi.actions.service_commit import ServiceInstantCommit
+from pyhudi.actions.timeline_metadata import (latest_clean_retained_commit, savepoint_metadata,  # noqa: F401
+                                              savepoint_times, savepointed_files)
 from pyhudi.errors import TimelineError
-from pyhudi.services import avro_metadata as avro
-from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (CLEAN, METAFOLDER, SAVEPOINT, Instant, State, Timeline, normalize_instant_argument)
-
-
-def savepoint_metadata(storage: Storage, instant_time: str) -> dict:
-    """The HoodieSavepointMetadata record of the completed savepoint `instant_time`."""
-    name = f"{METAFOLDER}/{Instant(instant_time, SAVEPOINT).file_name}"
-    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
-
-
-def savepointed_files(storage: Storage, timeline: Timeline) -> set[str]:
-    """Paths (relative to the table base path) of every data file some completed savepoint pins."""
-    pinned = set()
-    for instant in timeline.completed([SAVEPOINT]):
-        for partition, meta in (savepoint_metadata(storage, instant.time).get("partitionMetadata") or {}).items():
-            for name in meta.get("savepointDataFile") or []:
-                pinned.add(f"{partition}/{name}" if partition else name)
-    return pinned
-
-
-def savepoint_times(timeline: Timeline) -> list[str]:
-    """Completed savepoint instant times, newest first."""
-    return [i.time for i in reversed(timeline.completed([SAVEPOINT]))]
+from pyhudi.timeline import METAFOLDER, SAVEPOINT, Instant, State, Timeline, normalize_instant_argument
 
 
 # --- public API -------------------------------------------------------------------------------------------
@@ -58,22 +39,22 @@ def create_savepoint(spark, path, instant_time: str | None = None, user: str = "
                             f"completed commit (latest: {getattr(timeline.latest_completed_write(), 'time', None)})")
     if Instant(instant_time, SAVEPOINT) in timeline.completed([SAVEPOINT]):
         raise TimelineError(f"commit {instant_time} of table {base} is already savepointed")
-    retained = _earliest_commit_retained(table.storage, timeline)
+    retained = latest_clean_retained_commit(table.storage, timeline)
     if retained and instant_time < retained:
         raise TimelineError(f"could not savepoint commit {instant_time} of table {base}: it is beyond the lookup "
                             f"window {retained} (the cleaner may already have removed its files)")
 
     metadata = {"savepointedBy": user or "", "savepointedAt": int(time.time() * 1000), "comments": comments or "",
                 "partitionMetadata": _latest_files(table, timeline, instant_time), "version": 1}
-    inflight = Instant(instant_time, SAVEPOINT, State.INFLIGHT)
-    storage = table.storage
-    storage.delete_file(f"{METAFOLDER}/{inflight.file_name}")   # a leftover of a crashed savepoint
-    if not storage.create_if_absent(f"{METAFOLDER}/{inflight.file_name}", b""):
-        raise TimelineError(f"savepoint {instant_time} of table {base} is being created by another writer")
-    crash_point("savepoint.after_inflight")
-    if not storage.create_if_absent(f"{METAFOLDER}/{inflight.with_state(State.COMPLETED).file_name}",
-                                    avro.to_bytes(avro.SAVEPOINT_METADATA, metadata)):
-        raise TimelineError(f"commit {instant_time} of table {base} is already savepointed")
+    commit = ServiceInstantCommit(table.storage, Instant(instant_time, SAVEPOINT, State.REQUESTED))
+    table.storage.delete_file(f"{METAFOLDER}/{commit.requested.with_state(State.INFLIGHT).file_name}")  # crash leftover
+    try:
+        commit.start_with(b"")
+        crash_point("savepoint.after_inflight")
+        commit.complete_with(avro.SAVEPOINT_METADATA, metadata)
+    except TimelineError as exc:
+        raise TimelineError(f"commit {instant_time} of table {base} is already savepointed or being savepointed "
+                            f"by another writer ({exc})") from None
     return instant_time
 
 
@@ -101,12 +82,11 @@ def show_savepoints(spark, path) -> list[str]:
 
 
 def restore_to_savepoint(spark, path, instant_time: str) -> bool:
-    from pyhudi.services.rollback import restore
+    """Transitional, for pyhudi/__init__.py until it imports restore_to_savepoint from services.rollback (the
+    restore action's): then delete this function (an action must not call another)."""
+    from pyhudi.services.rollback import restore_to_savepoint as restore_action
 
-    table, instant_time = _existing_savepoint(
-        path, instant_time, "cannot restore table {base} to {t}: there is no savepoint at that instant")
-    restore(table, instant_time, savepoint=True)
-    return True
+    return restore_action(spark, path, instant_time)
 
 
 # --- helpers ----------------------------------------------------------------------------------------------
@@ -127,20 +107,3 @@ def _latest_files(table: HudiTable, timeline: Timeline, instant_time: str) -> di
                                                       "savepointDataFile": []})
         entry["savepointDataFile"].extend(p.rsplit("/", 1)[-1] for p in files)
     return out
-
-
-def _earliest_commit_retained(storage: Storage, timeline: Timeline) -> str | None:
-    """earliestCommitToRetain of the latest clean (completed: clean metadata; pending: cleaner plan)."""
-    cleans = [i for i in timeline.instants if i.action == CLEAN]
-    if not cleans:
-        return None
-    latest = cleans[-1]
-    try:
-        if latest.is_completed:
-            record = avro.from_bytes(storage.read_bytes(f"{METAFOLDER}/{latest.file_name}"), latest.file_name)
-            return record.get("earliestCommitToRetain") or None
-        requested = latest.with_state(State.REQUESTED)
-        record = avro.from_bytes(storage.read_bytes(f"{METAFOLDER}/{requested.file_name}"), requested.file_name)
-        return (record.get("earliestInstantToRetain") or {}).get("timestamp") or None
-    except Exception:  # noqa: BLE001 - an unreadable clean instant does not block savepoints
-        return None

@@ -1,0 +1,202 @@
+"""Avro timeline metadata of Hudi's table services (hudi-common/src/main/avro, Hudi 0.14/0.15).
+
+Clean, savepoint, rollback and restore instants hold one Avro record in an Avro data file (container), as Hudi's
+TimelineMetadataUtils.serializeAvroMetadata writes them; fastavro writes and reads the same bytes. Shared by the
+actions that write these instants and those that read them (cleaner, archiver, rollback, restore, savepoint), so
+no action imports another for a schema.
+"""
+
+from __future__ import annotations
+
+import io
+
+from pyhudi.errors import CorruptFileError
+
+_NS = "org.apache.hudi.avro.model"
+
+INSTANT_INFO = {"type": "record", "name": "HoodieInstantInfo", "namespace": _NS,
+                "fields": [{"name": "commitTime", "type": "string"}, {"name": "action", "type": "string"}]}
+
+SAVEPOINT_METADATA = {
+    "type": "record", "name": "HoodieSavepointMetadata", "namespace": _NS,
+    "fields": [
+        {"name": "savepointedBy", "type": "string"},
+        {"name": "savepointedAt", "type": "long"},
+        {"name": "comments", "type": "string"},
+        {"name": "partitionMetadata", "type": {"type": "map", "values": {
+            "type": "record", "name": "HoodieSavepointPartitionMetadata", "namespace": _NS,
+            "fields": [{"name": "partitionPath", "type": "string"},
+                       {"name": "savepointDataFile", "type": {"type": "array", "items": "string"}}]}}},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+    ],
+}
+
+_ROLLBACK_PARTITION = {
+    "type": "record", "name": "HoodieRollbackPartitionMetadata", "namespace": _NS,
+    "fields": [
+        {"name": "partitionPath", "type": "string"},
+        {"name": "successDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "failedDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "rollbackLogFiles", "type": ["null", {"type": "map", "values": "long"}], "default": None},
+        {"name": "writtenLogFiles", "type": ["null", {"type": "map", "values": "long"}], "default": None},
+    ],
+}
+
+
+def _rollback_metadata_schema(instant_info) -> dict:
+    return {
+        "type": "record", "name": "HoodieRollbackMetadata", "namespace": _NS,
+        "fields": [
+            {"name": "startRollbackTime", "type": "string"},
+            {"name": "timeTakenInMillis", "type": "long"},
+            {"name": "totalFilesDeleted", "type": "int"},
+            {"name": "commitsRollback", "type": {"type": "array", "items": "string"}},
+            {"name": "partitionMetadata", "type": {"type": "map", "values": _ROLLBACK_PARTITION}},
+            {"name": "version", "type": ["int", "null"], "default": 1},
+            {"name": "instantsRollback", "default": [], "type": {"type": "array", "items": instant_info}},
+        ],
+    }
+
+
+ROLLBACK_METADATA = _rollback_metadata_schema(INSTANT_INFO)
+
+ROLLBACK_PLAN = {
+    "type": "record", "name": "HoodieRollbackPlan", "namespace": _NS,
+    "fields": [
+        {"name": "instantToRollback", "type": ["null", INSTANT_INFO], "default": None},
+        {"name": "RollbackRequests", "default": None, "type": ["null", {"type": "array", "items": {
+            "type": "record", "name": "HoodieRollbackRequest", "namespace": _NS,
+            "fields": [
+                {"name": "partitionPath", "type": "string"},
+                {"name": "fileId", "type": ["null", "string"], "default": None},
+                {"name": "latestBaseInstant", "type": ["null", "string"], "default": None},
+                {"name": "filesToBeDeleted", "default": [], "type": {"type": "array", "items": "string"}},
+                {"name": "logBlocksToBeDeleted", "type": ["null", {"type": "map", "values": "long"}],
+                 "default": None},
+            ]}}]},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+    ],
+}
+
+RESTORE_PLAN = {
+    "type": "record", "name": "HoodieRestorePlan", "namespace": _NS,
+    "fields": [
+        {"name": "instantsToRollback", "default": [], "type": {"type": "array", "items": INSTANT_INFO}},
+        {"name": "version", "type": ["int", "null"], "default": 2},
+        {"name": "savepointToRestoreTimestamp", "type": ["string", "null"], "default": None},
+    ],
+}
+
+RESTORE_METADATA = {
+    "type": "record", "name": "HoodieRestoreMetadata", "namespace": _NS,
+    "fields": [
+        {"name": "startRestoreTime", "type": "string"},
+        {"name": "timeTakenInMillis", "type": "long"},
+        {"name": "instantsToRollback", "type": {"type": "array", "items": "string"}},
+        {"name": "hoodieRestoreMetadata", "type": {"type": "map", "values": {
+            "type": "array", "items": ["null", _rollback_metadata_schema(INSTANT_INFO)]}}},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "restoreInstantInfo", "default": [], "type": {"type": "array", "items": f"{_NS}.HoodieInstantInfo"}},
+        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
+    ],
+}
+
+# --- clean: HoodieCleanerPlan and HoodieCleanMetadata ------------------------------------------------------
+ACTION_INSTANT = {"type": "record", "name": "HoodieActionInstant", "namespace": _NS,
+                  "fields": [{"name": "timestamp", "type": "string"}, {"name": "action", "type": "string"},
+                             {"name": "state", "type": "string"}]}
+CLEANER_PLAN_SCHEMA = {
+    "type": "record", "name": "HoodieCleanerPlan", "namespace": _NS,
+    "fields": [
+        {"name": "earliestInstantToRetain", "type": ["null", ACTION_INSTANT], "default": None},
+        {"name": "policy", "type": "string"},
+        {"name": "filesToBeDeletedPerPartition", "default": None,
+         "type": ["null", {"type": "map", "values": {"type": "array", "items": "string"}}]},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "filePathsToBeDeletedPerPartition", "default": None, "type": ["null", {
+            "type": "map", "values": {"type": "array", "items": {
+                "type": "record", "name": "HoodieCleanFileInfo", "namespace": _NS,
+                "fields": [{"name": "filePath", "type": ["null", "string"], "default": None},
+                           {"name": "isBootstrapBaseFile", "type": ["null", "boolean"], "default": None}]}}}]},
+        {"name": "partitionsToBeDeleted", "type": ["null", {"type": "array", "items": "string"}], "default": None},
+        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
+    ],
+}
+CLEAN_PARTITION_METADATA = {
+    "type": "record", "name": "HoodieCleanPartitionMetadata", "namespace": _NS,
+    "fields": [
+        {"name": "partitionPath", "type": "string"},
+        {"name": "policy", "type": "string"},
+        {"name": "deletePathPatterns", "type": {"type": "array", "items": "string"}},
+        {"name": "successDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "failedDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "isPartitionDeleted", "type": ["null", "boolean"], "default": None},
+    ],
+}
+CLEAN_METADATA_SCHEMA = {
+    "type": "record", "name": "HoodieCleanMetadata", "namespace": _NS,
+    "fields": [
+        {"name": "startCleanTime", "type": "string"},
+        {"name": "timeTakenInMillis", "type": "long"},
+        {"name": "totalFilesDeleted", "type": "int"},
+        {"name": "earliestCommitToRetain", "type": "string"},
+        {"name": "lastCompletedCommitTimestamp", "type": "string", "default": ""},
+        {"name": "partitionMetadata", "type": {"type": "map", "values": CLEAN_PARTITION_METADATA}},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "bootstrapPartitionMetadata", "type": ["null", {"type": "map",
+                                                                 "values": "HoodieCleanPartitionMetadata"}],
+         "default": None},
+        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
+    ],
+}
+
+
+# --- compaction: HoodieCompactionPlan (also archived with a compaction instant) ------------------------------
+COMPACTION_PLAN_SCHEMA = {
+    "type": "record", "name": "HoodieCompactionPlan", "namespace": _NS,
+    "fields": [
+        {"name": "operations", "default": None, "type": ["null", {"type": "array", "items": {
+            "type": "record", "name": "HoodieCompactionOperation", "namespace": _NS,
+            "fields": [
+                {"name": "baseInstantTime", "type": ["null", "string"]},
+                {"name": "deltaFilePaths", "type": ["null", {"type": "array", "items": "string"}], "default": None},
+                {"name": "dataFilePath", "type": ["null", "string"], "default": None},
+                {"name": "fileId", "type": ["null", "string"]},
+                {"name": "partitionPath", "type": ["null", "string"], "default": None},
+                {"name": "metrics", "type": ["null", {"type": "map", "values": "double"}], "default": None},
+                {"name": "bootstrapFilePath", "type": ["null", "string"], "default": None},
+            ]}}]},
+        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "strategy", "default": None, "type": ["null", {
+            "type": "record", "name": "HoodieCompactionStrategy", "namespace": _NS,
+            "fields": [
+                {"name": "compactorClassName", "type": ["null", "string"], "default": None},
+                {"name": "strategyParams", "type": ["null", {"type": "map", "values": "string"}], "default": None},
+                {"name": "version", "type": ["int", "null"], "default": 1},
+            ]}]},
+        {"name": "preserveHoodieMetadata", "type": ["null", "boolean"], "default": None},
+    ],
+}
+
+
+def to_bytes(schema: dict, record: dict) -> bytes:
+    """One record as an Avro data file (what Hudi stores in the instant file)."""
+    import fastavro
+
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(schema), [record])
+    return out.getvalue()
+
+
+def from_bytes(data: bytes, where: str, fix: str = "restore it from a backup or delete the instant") -> dict:
+    """The single record of an Avro instant file; CorruptFileError naming `where` and the `fix` otherwise."""
+    import fastavro
+
+    try:
+        records = list(fastavro.reader(io.BytesIO(data)))
+    except Exception as exc:  # noqa: BLE001 - fastavro raises many types for bad input
+        raise CorruptFileError(f"{where} is not an Avro instant file ({exc}); {fix}") from None
+    if len(records) != 1:
+        raise CorruptFileError(f"{where} holds {len(records)} records, expected 1; {fix}")
+    return records[0]

@@ -1,0 +1,67 @@
+"""The cleaner's retention policy (``hoodie.cleaner.*``): which commits a query may still need. Shared by the
+cleaner, which deletes file slices older than the earliest commit to retain, and the archiver, which must keep the
+commits the cleaner retains (Hudi's archiver reads the cleaner's config the same way)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Mapping
+
+from pyhudi import config as C
+from pyhudi.errors import ConfigError
+from pyhudi.timeline import COMPACTION, LOG_COMPACTION, WRITE_ACTIONS, Instant, Timeline, format_instant_time
+
+KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
+KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
+KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
+# The timeline of "commits" the cleaner counts and the pending instants that bound it
+# (HoodieActiveTimeline.getCommitsAndCompactionTimeline).
+COMMITS_AND_COMPACTION = WRITE_ACTIONS + (COMPACTION, LOG_COMPACTION)
+
+
+# --- options ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CleanOptions:
+    policy: str
+    commits_retained: int
+    file_versions_retained: int
+    hours_retained: int
+    automatic: bool
+    incremental: bool
+
+    @classmethod
+    def of(cls, options: Mapping | None, warn_unknown: bool = True) -> "CleanOptions":
+        cfg = options if isinstance(options, C.HoodieConfig) else C.HoodieConfig(options or {},
+                                                                                 warn_unknown=warn_unknown)
+        out = cls(cfg.get(C.CLEANER_POLICY), cfg.get(C.CLEANER_COMMITS_RETAINED),
+                  cfg.get(C.CLEANER_FILE_VERSIONS_RETAINED), cfg.get(C.CLEANER_HOURS_RETAINED),
+                  cfg.get(C.CLEAN_AUTOMATIC), cfg.get(C.CLEANER_INCREMENTAL_MODE))
+        for prop, value in ((C.CLEANER_COMMITS_RETAINED, out.commits_retained),
+                            (C.CLEANER_FILE_VERSIONS_RETAINED, out.file_versions_retained),
+                            (C.CLEANER_HOURS_RETAINED, out.hours_retained)):
+            if value < (1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0):
+                raise ConfigError(f"option {prop.key}={value} is invalid; it must be at least "
+                                  f"{1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0} (default {prop.default})")
+        return out
+
+
+def earliest_commit_to_retain(timeline: Timeline, opts: CleanOptions, now: datetime | None = None) -> Instant | None:
+    """CleanerUtils.getEarliestCommitToRetain: None when the policy keeps everything (or counts versions)."""
+    completed = [i for i in timeline.completed_writes()]
+    if opts.policy == KEEP_LATEST_COMMITS:
+        if len(completed) <= opts.commits_retained:
+            return None
+        nth = completed[len(completed) - opts.commits_retained] if opts.commits_retained else None
+        pending = timeline.pending(COMMITS_AND_COMPACTION)
+        if pending:
+            if nth is not None and nth.time <= pending[0].time:
+                return nth
+            before = [i for i in completed if i.time < pending[0].time]
+            return before[-1] if before else None
+        return nth if nth is not None else None
+    if opts.policy == KEEP_LATEST_BY_HOURS:
+        now = now or datetime.now(timezone.utc)
+        floor = format_instant_time(now - timedelta(hours=opts.hours_retained))
+        return next((i for i in completed if i.time >= floor), None)
+    return None

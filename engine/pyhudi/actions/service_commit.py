@@ -1,0 +1,51 @@
+"""The commit protocol (commit.py) for table-service instants whose plan and metadata are Avro: clean, rollback,
+restore and savepoint. Same steps and guarantees as every other action (requested -> inflight -> completed by
+create-if-absent, nothing undone once completed); what differs is only the content: Hudi writes these instants'
+inflight and completed files as Avro records (actions/avro_metadata.py), not commit JSON. They write no data files
+under markers, so there is nothing to reconcile.
+
+A clean, rollback or restore a crash interrupted is not aborted: the next run `resume`s it from its requested plan
+(all its steps are idempotent), as Hudi re-executes pending table services.
+"""
+
+from __future__ import annotations
+
+from pyhudi.actions import avro_metadata as avro
+from pyhudi.actions.commit import InstantCommit
+from pyhudi.errors import TimelineError
+from pyhudi.storage import Storage
+from pyhudi.timeline import METAFOLDER, Instant, State, transition_to_inflight
+
+
+class ServiceInstantCommit(InstantCommit):
+    @classmethod
+    def begin_plan(cls, storage: Storage, instant_time: str, action: str, schema: dict | None = None,
+                   plan: dict | None = None) -> "ServiceInstantCommit":
+        """Create the requested instant holding the Avro `plan` (empty without a schema)."""
+        content = avro.to_bytes(schema, plan) if schema is not None else b""
+        return cls.begin(storage, instant_time, action, content)
+
+    @classmethod
+    def resume(cls, storage: Storage, instant: Instant) -> "ServiceInstantCommit":
+        """The protocol of a pending instant found on the timeline (requested or inflight)."""
+        commit = cls(storage, instant.with_state(State.REQUESTED))
+        inflight = instant.with_state(State.INFLIGHT)
+        if instant.state == State.INFLIGHT or storage.exists(f"{METAFOLDER}/{inflight.file_name}"):
+            commit.inflight = inflight
+        return commit
+
+    def start_with(self, content: bytes = b"") -> Instant:
+        """requested -> inflight; Hudi copies the plan into a clean's inflight file, other services leave it empty."""
+        if self.inflight is None:
+            self.inflight = transition_to_inflight(self.storage, self.requested, content)
+        return self.inflight
+
+    def complete_with(self, schema: dict, metadata: dict) -> Instant:
+        """inflight -> completed, holding the Avro `metadata` record: the last step, atomic (create-if-absent)."""
+        if self.inflight is None:
+            raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
+        completed = self.requested.with_state(State.COMPLETED)
+        if not self.storage.create_if_absent(f"{METAFOLDER}/{completed.file_name}", avro.to_bytes(schema, metadata)):
+            raise TimelineError(f"{self.where} was completed by another writer")
+        self.completed = completed
+        return completed

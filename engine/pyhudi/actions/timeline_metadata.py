@@ -1,0 +1,67 @@
+"""Readers of the Avro instants table services leave on the timeline (clean plans and metadata, savepoints), for
+the actions that must respect them: the cleaner keeps savepointed files, the archiver and savepoint respect the
+cleaner's window, restore checks savepoints. Here so that no action imports another to read its instants."""
+
+from __future__ import annotations
+
+from pyhudi.actions import avro_metadata as avro
+from pyhudi.storage import Storage
+from pyhudi.timeline import CLEAN, METAFOLDER, SAVEPOINT, Instant, State, Timeline
+
+
+# --- clean ----------------------------------------------------------------------------------------------------
+def read_clean_metadata(storage: Storage, instant: Instant) -> dict:
+    """The HoodieCleanMetadata record of the completed clean `instant`."""
+    name = f"{METAFOLDER}/{instant.with_state(State.COMPLETED).file_name}"
+    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
+
+
+def read_cleaner_plan(storage: Storage, instant_time: str) -> dict:
+    """The HoodieCleanerPlan record of the clean `instant_time` (its requested file)."""
+    name = f"{METAFOLDER}/{Instant(instant_time, CLEAN, State.REQUESTED).file_name}"
+    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
+
+
+def last_clean_metadata(storage: Storage, timeline: Timeline) -> dict | None:
+    """HoodieCleanMetadata of the latest completed clean (None without one; empty clean files are skipped)."""
+    for instant in reversed(timeline.completed([CLEAN])):
+        if storage.file_size(f"{METAFOLDER}/{instant.file_name}"):
+            return read_clean_metadata(storage, instant)
+    return None
+
+
+def latest_clean_retained_commit(storage: Storage, timeline: Timeline) -> str | None:
+    """earliestCommitToRetain of the latest clean (completed: clean metadata; pending: cleaner plan); None without
+    one, or when it cannot be read (an unreadable clean instant does not block a savepoint)."""
+    cleans = [i for i in timeline.instants if i.action == CLEAN]
+    if not cleans:
+        return None
+    latest = cleans[-1]
+    try:
+        if latest.is_completed:
+            return read_clean_metadata(storage, latest).get("earliestCommitToRetain") or None
+        return (read_cleaner_plan(storage, latest.time).get("earliestInstantToRetain") or {}).get("timestamp") or None
+    except Exception:  # noqa: BLE001 - see docstring
+        return None
+
+
+# --- savepoint ------------------------------------------------------------------------------------------------
+def savepoint_metadata(storage: Storage, instant_time: str) -> dict:
+    """The HoodieSavepointMetadata record of the completed savepoint `instant_time`."""
+    name = f"{METAFOLDER}/{Instant(instant_time, SAVEPOINT).file_name}"
+    return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
+
+
+def savepointed_files(storage: Storage, timeline: Timeline) -> set[str]:
+    """Paths (relative to the table base path) of every data file some completed savepoint pins."""
+    pinned = set()
+    for instant in timeline.completed([SAVEPOINT]):
+        for partition, meta in (savepoint_metadata(storage, instant.time).get("partitionMetadata") or {}).items():
+            for name in meta.get("savepointDataFile") or []:
+                pinned.add(f"{partition}/{name}" if partition else name)
+    return pinned
+
+
+def savepoint_times(timeline: Timeline) -> list[str]:
+    """Completed savepoint instant times, newest first."""
+    return [i.time for i in reversed(timeline.completed([SAVEPOINT]))]
