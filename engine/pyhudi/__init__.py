@@ -77,11 +77,12 @@ def archive(spark, path, options=None) -> list:
     return _archive(spark, path, options)
 
 
-def sql(spark, text):
+def sql(spark, text, options=None):
     """Run Spark SQL with Hudi's statements (CREATE TABLE ... USING hudi, INSERT/UPDATE/DELETE/MERGE, time
-    travel, CALL procedures); other statements go to spark.sql unchanged. Returns the last statement's DataFrame."""
+    travel, CALL procedures); other statements go to spark.sql unchanged. Returns the last statement's DataFrame.
+    `options` (hoodie.* keys) apply to every Hudi write of this call, over session SET and TBLPROPERTIES."""
     from pyhudi.sqlext.router import sql as _sql
-    return _sql(spark, text)
+    return _sql(spark, text, options)
 
 
 __all__ = ["PyHudiError", "activate", "archive", "clean", "compact", "sql", "create_savepoint", "delete_partitions", "delete_savepoint",
