@@ -236,3 +236,63 @@ def test_overwrite_reading_itself(spark, tmp_path):
         pyhudi.write(bad, str(path), options, mode="overwrite")
     assert _state(spark, path) == {1: "a", 2: "b", 3: "c"}       # the old table is intact
     assert not [p for p in tmp_path.iterdir() if p.name != "t"]
+
+
+# --- 13.4: a writer whose lock was taken over publishes nothing ---------------------------------------------------
+def test_writer_whose_lock_was_taken_over_publishes_nothing(spark, tmp_path, monkeypatch):
+    import json
+
+    from pyhudi.services.lock import LockLostError
+    from pyhudi.transaction.write_transaction import WriteTransaction
+
+    path = tmp_path / "t"
+    options = _options("lost", **{"hoodie.write.concurrency.mode": "optimistic_concurrency_control"})
+    pyhudi.write(_df(spark, [(1, "a", 1, "eu")]), path, options)
+    lock_file = path / ".hoodie" / "lock"
+    original = WriteTransaction._check_conflicts
+
+    def taken_over(self, mine):   # under the commit's lock: it expires and another writer takes it over
+        original(self, mine)
+        lock_file.write_text(json.dumps({"lockOwner": "another-writer"}))
+
+    monkeypatch.setattr(WriteTransaction, "_check_conflicts", taken_over)
+    with pytest.raises(LockLostError, match="no longer held"):
+        pyhudi.write(_df(spark, [(1, "a2", 2, "eu"), (2, "b", 2, "us")]), path, options)
+    monkeypatch.setattr(WriteTransaction, "_check_conflicts", original)
+    assert json.loads(lock_file.read_text())["lockOwner"] == "another-writer"   # theirs: left alone
+    lock_file.unlink()                                                           # the other writer is done
+    assert len(HudiTable.load(str(path)).timeline().completed_writes()) == 1
+    assert HudiTable.load(str(path)).timeline().pending() == []
+    assert _state(spark, path) == {1: "a"}
+    assert _unlisted_data_files(path) == []
+    _same_in_hudi_rs(spark, path)
+
+
+# --- 13.1: a compaction plan naming paths outside the table is not followed --------------------------------------
+@pytest.mark.parametrize("field", ["partition", "file"])
+def test_compaction_plan_outside_the_table_is_refused(spark, tmp_path, field):
+    import dataclasses
+
+    from pyhudi.errors import CorruptFileError
+    from pyhudi.services.compaction_plan import CompactionPlan, read_compaction_plan
+
+    path = tmp_path / "t"
+    options = _options("escape", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    pyhudi.write(_df(spark, [(1, "a", 1, "eu")]), path, options)
+    pyhudi.write(_df(spark, [(1, "a2", 2, "eu")]), path, options)
+    instant = pyhudi.compact(spark, path, op="schedule")[0]
+    plan_file = path / ".hoodie" / f"{instant}.compaction.requested"
+    plan = read_compaction_plan(HudiTable.load(str(path)).storage, instant)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    for file in (path / "eu").iterdir():   # the victim holds copies of the file group's files
+        (victim / file.name).write_bytes(file.read_bytes())
+    op = plan.operations[0]
+    op = dataclasses.replace(op, partition_path="../victim") if field == "partition" else \
+        dataclasses.replace(op, data_file="..")
+    plan_file.write_bytes(CompactionPlan([op], plan.extra_metadata).to_bytes())
+    before = {f.name: f.read_bytes() for f in victim.iterdir()}
+    with pytest.raises(CorruptFileError, match="not inside the table"):
+        pyhudi.compact(spark, path, op="execute", instant_time=instant)
+    assert {f.name: f.read_bytes() for f in victim.iterdir()} == before
+    assert _state(spark, path) == {1: "a2"}

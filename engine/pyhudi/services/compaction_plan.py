@@ -11,7 +11,8 @@ from pyhudi import config as C
 from pyhudi.errors import ConfigError, TimelineError
 from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.file_group.model import FileSlice, LogFile
-from pyhudi.services import avro_metadata
+from pyhudi.actions import avro_metadata
+from pyhudi.actions.avro_metadata import COMPACTION_PLAN_SCHEMA
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.timeline import COMPACTION, METAFOLDER, Instant, State, Timeline
@@ -41,36 +42,6 @@ TOTAL_LOG_FILES = "TOTAL_LOG_FILES"
 
 PLAN_VERSION = 2          # CompactionUtils.LATEST_COMPACTION_METADATA_VERSION: plans hold file names
 _MB = 1024 * 1024
-
-# --- the plan: HoodieCompactionPlan / HoodieCompactionOperation (hudi-common/src/main/avro) ------------------
-_NS = "org.apache.hudi.avro.model"
-COMPACTION_PLAN_SCHEMA = {
-    "type": "record", "name": "HoodieCompactionPlan", "namespace": _NS,
-    "fields": [
-        {"name": "operations", "default": None, "type": ["null", {"type": "array", "items": {
-            "type": "record", "name": "HoodieCompactionOperation", "namespace": _NS,
-            "fields": [
-                {"name": "baseInstantTime", "type": ["null", "string"]},
-                {"name": "deltaFilePaths", "type": ["null", {"type": "array", "items": "string"}], "default": None},
-                {"name": "dataFilePath", "type": ["null", "string"], "default": None},
-                {"name": "fileId", "type": ["null", "string"]},
-                {"name": "partitionPath", "type": ["null", "string"], "default": None},
-                {"name": "metrics", "type": ["null", {"type": "map", "values": "double"}], "default": None},
-                {"name": "bootstrapFilePath", "type": ["null", "string"], "default": None},
-            ]}}]},
-        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-        {"name": "strategy", "default": None, "type": ["null", {
-            "type": "record", "name": "HoodieCompactionStrategy", "namespace": _NS,
-            "fields": [
-                {"name": "compactorClassName", "type": ["null", "string"], "default": None},
-                {"name": "strategyParams", "type": ["null", {"type": "map", "values": "string"}], "default": None},
-                {"name": "version", "type": ["int", "null"], "default": 1},
-            ]}]},
-        {"name": "preserveHoodieMetadata", "type": ["null", "boolean"], "default": None},
-    ],
-}
-
 
 @dataclass(frozen=True)
 class CompactionOperation:
@@ -132,7 +103,13 @@ def read_compaction_plan(storage: Storage, instant_time: str) -> CompactionPlan:
     name = f"{METAFOLDER}/{Instant(instant_time, COMPACTION, State.REQUESTED).file_name}"
     if not storage.exists(name):
         raise TimelineError(f"compaction {instant_time} has no plan: {storage.base_uri}/{name} is missing")
-    return CompactionPlan.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
+    source = f"{storage.base_uri}/{name}"
+    plan = CompactionPlan.from_bytes(storage.read_bytes(name), source)
+    for op in plan.operations:   # a plan naming paths outside the table is corrupt: never follow it
+        storage.inside(op.partition_path, source, allow_base=True)
+        for file_name in ([op.data_file] if op.data_file else []) + list(op.delta_files):
+            storage.inside(op.relative(file_name), source)
+    return plan
 
 
 # --- options --------------------------------------------------------------------------------------------------

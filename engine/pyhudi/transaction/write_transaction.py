@@ -16,7 +16,9 @@ overlap raises WriteConflictError and the write is undone.
 
 In both modes the commit first checks that its inflight instant still exists: a writer whose pending instant was
 rolled back meanwhile fails instead of publishing a commit whose files are gone. Once the completed instant exists
-nothing here undoes it: a failure to release the lock or stop the heartbeat becomes a warning.
+nothing here undoes it: a failure to release the lock or stop the heartbeat becomes a warning. Under OCC the
+writer checks, just before publishing, that the lock file is still its own (services/lock.py check_held): a writer
+whose lock expired and was taken over raises LockLostError and its write is undone, nothing published.
 """
 
 from __future__ import annotations
@@ -49,12 +51,12 @@ class WriteTransaction:
     @contextlib.contextmanager
     def _locked(self, commit: InstantCommit | None = None):
         if not self.occ:
-            yield
+            yield None
             return
         lock = FileSystemLock(self.storage, self.options)
         lock.acquire()
         try:
-            yield
+            yield lock
         finally:
             try:
                 lock.release()
@@ -83,7 +85,7 @@ class WriteTransaction:
 
     def complete(self, commit: InstantCommit, metadata: CommitMetadata) -> Instant:
         """Check the instant is still pending and (OCC) for conflicting concurrent commits; publish it."""
-        with self._locked(commit):
+        with self._locked(commit) as lock:
             if not commit.is_pending():
                 raise WriteConflictError(
                     f"write {commit.instant_time} to table {self.table.name} at {self.storage.base_uri} was rolled "
@@ -93,6 +95,8 @@ class WriteTransaction:
             if self.occ:
                 self._check_conflicts(metadata.file_ids())
             crash_point("write.before_complete")
+            if lock is not None:   # a lock taken over after it expired is not ours: publish nothing
+                lock.check_held()
             return commit.complete(metadata)
 
     def end(self, commit: InstantCommit | None = None) -> None:
