@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import pyhudi
+from pyhudi.actions import avro_metadata as avro
+from pyhudi.actions.avro_metadata import CLEANER_PLAN_SCHEMA
 from pyhudi.errors import CorruptFileError, TimelineError
-from pyhudi.services import avro_metadata as avro
-from pyhudi.services.clean import CLEANER_PLAN_SCHEMA
 from pyhudi.services.rollback import plan_rollback
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN, ROLLBACK, Instant, State, create_requested, new_instant_time

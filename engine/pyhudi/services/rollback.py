@@ -13,10 +13,8 @@ A crash anywhere leaves a pending rollback that the next writer finishes from it
 A restore rolls back every write after a savepoint, newest first, under one `restore` instant
 (`.restore.requested` = HoodieRestorePlan, `.restore` = HoodieRestoreMetadata with each rollback's metadata).
 
-Failed writes (a requested/inflight commit, delta commit or replace commit that never completed) are rolled back
-by the next writer: all of them with `hoodie.cleaner.policy.failed.writes=EAGER` (single writer), only those whose
-heartbeat expired with `LAZY` (optimistic concurrency control). Compactions are never failed writes: a requested
-plan stays, an inflight one is re-executed by compaction.
+Which pending writes are failed writes to roll back is the transaction layer's policy
+(pyhudi/transaction/failed_writes.py). The instants go through the one commit protocol (actions/service_commit.py).
 """
 
 from __future__ import annotations
@@ -34,9 +32,11 @@ from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
-                             RESTORE, ROLLBACK, SAVEPOINT, TEMP_FOLDER, Instant, State, Timeline,
+                             RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
                              new_instant_time, normalize_instant_argument)
 
+# Transitional, for services/compaction.py and transaction/write_transaction.py (pyhudi.transaction.failed_writes
+# and pyhudi.config declare them).
 FAILED_WRITES_KEY = "hoodie.cleaner.policy.failed.writes"
 OCC = "optimistic_concurrency_control"
 CONCURRENCY_KEY = "hoodie.write.concurrency.mode"
@@ -159,39 +159,13 @@ def _run_restore(table: HudiTable, commit: ServiceInstantCommit, plan: dict) -> 
 
 
 # --- failed writes --------------------------------------------------------------------------------------------
-def failed_writes_policy(options: Mapping[str, str] | None) -> str:
-    """EAGER for a single writer, LAZY under optimistic concurrency control (Hudi forces LAZY there)."""
-    options = options or {}
-    if str(options.get(CONCURRENCY_KEY, "")).strip().lower() == OCC:
-        return "LAZY"
-    return str(options.get(FAILED_WRITES_KEY) or "EAGER").strip().upper()
-
-
 def rollback_failed_writes(table: HudiTable, options: Mapping[str, str] | None = None,
                            exclude: set[str] | None = None) -> list[str]:
-    """Roll back pending writes left by failed writers (EAGER: all; LAZY: those whose heartbeat expired), after
-    finishing interrupted rollbacks and restores. Returns the rolled-back instant times."""
-    from pyhudi.services.heartbeat import delete_heartbeat, is_heartbeat_expired
+    """Transitional, for transaction/write_transaction.py and services/compaction.py until they import it from
+    pyhudi.transaction.failed_writes (the failed-write policy is the transaction layer's): then delete this."""
+    from pyhudi.transaction.failed_writes import rollback_failed_writes as policy
 
-    finish_pending_rollbacks(table)
-    policy = failed_writes_policy(options)
-    if policy == "NEVER":
-        return []
-    timeline = table.timeline()
-    lazy = policy == "LAZY"
-    done = []
-    for instant in reversed(timeline.pending((COMMIT, DELTA_COMMIT, REPLACE_COMMIT))):
-        if exclude and instant.time in exclude:
-            continue
-        if instant.action == REPLACE_COMMIT and _is_clustering(table.storage, instant):
-            continue
-        if lazy and not is_heartbeat_expired(table.storage, instant.time, options):
-            continue
-        rollback(table, instant, timeline)
-        delete_heartbeat(table.storage, instant.time)
-        done.append(instant.time)
-    _delete_stale_markers(table.storage, table.timeline())
-    return done
+    return policy(table, options, exclude)
 
 
 def finish_pending_rollbacks(table: HudiTable) -> None:
@@ -357,26 +331,3 @@ def _append_rollback_block(storage: Storage, relative: str, rollback_time: str, 
     from pyhudi.file_group.log_file import append_log_blocks, rollback_command_block
 
     return append_log_blocks(storage.fs, storage.full(relative), [rollback_command_block(rollback_time, target_time)])
-
-
-def _is_clustering(storage: Storage, instant: Instant) -> bool:
-    """A pending replacecommit whose requested file holds a clustering plan is clustering, not a failed write."""
-    name = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
-    if not storage.exists(name):
-        return False
-    data = storage.read_bytes(name)
-    if not data:
-        return False
-    try:
-        record = avro.from_bytes(data, name)
-    except Exception:  # noqa: BLE001
-        return False
-    return record.get("operationType") == "CLUSTER" or bool(record.get("clusteringPlan"))
-
-
-def _delete_stale_markers(storage: Storage, timeline: Timeline) -> None:
-    """Marker folders of instants that are no longer pending (left by a crash right after a commit)."""
-    pending = {i.time for i in timeline.pending()}
-    for name in storage.list_dirs(TEMP_FOLDER):
-        if name.isdigit() and name not in pending:
-            storage.delete_dir(f"{TEMP_FOLDER}/{name}")
