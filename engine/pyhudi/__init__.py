@@ -63,7 +63,7 @@ def show_savepoints(spark, path) -> list:
 
 
 def restore_to_savepoint(spark, path, instant_time) -> bool:
-    from pyhudi.services.savepoint import restore_to_savepoint as _restore_to_savepoint
+    from pyhudi.services.rollback import restore_to_savepoint as _restore_to_savepoint
     return _restore_to_savepoint(spark, path, instant_time)
 
 

@@ -100,7 +100,7 @@ def test_failed_heartbeat_stop_after_commit_keeps_the_commit(spark, tmp_path, mo
 
 # --- 13.8: a post-commit service failure leaves the write committed ---------------------------------------------
 def test_post_commit_service_failure_reports_the_commit(spark, tmp_path, monkeypatch):
-    from pyhudi.services import clean, compaction
+    from pyhudi.services import archive, clean, compaction
 
     path = tmp_path / "t"
     options = _options("svc", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ",
@@ -110,7 +110,8 @@ def test_post_commit_service_failure_reports_the_commit(spark, tmp_path, monkeyp
         raise RuntimeError("injected service failure")
 
     monkeypatch.setattr(compaction, "run_inline_compaction_if_due", boom)
-    monkeypatch.setattr(clean, "run_table_services_after_commit", boom)
+    monkeypatch.setattr(clean, "clean_after_commit", boom)
+    monkeypatch.setattr(archive, "archive_after_commit", boom)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         instant = pyhudi.write(_df(spark, [(1, "a", 1, "eu"), (2, "b", 1, "us")]), path,
@@ -118,6 +119,7 @@ def test_post_commit_service_failure_reports_the_commit(spark, tmp_path, monkeyp
     messages = [str(w.message) for w in caught]
     assert any("compaction" in m and instant in m and "injected" in m for m in messages), messages
     assert any("clean" in m and instant in m for m in messages), messages
+    assert any("archive" in m and instant in m for m in messages), messages
     assert HudiTable.load(str(path)).timeline().latest_completed_write().time == instant
     assert _state(spark, path) == {1: "a", 2: "b"}     # committed once: a caller has nothing to retry
 

@@ -19,15 +19,21 @@ def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
         compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
 
 
-def _clean_and_archive(spark, table: HudiTable, options: dict) -> None:
+def _clean(spark, table: HudiTable, options: dict) -> None:
     from pyhudi.services import clean
-    clean.run_table_services_after_commit(spark, table.storage.base_uri, options)
+    clean.clean_after_commit(spark, table.storage.base_uri, options)
 
 
-# (service, hook, how to run it again by hand)
+def _archive(spark, table: HudiTable, options: dict) -> None:
+    from pyhudi.services import archive
+    archive.archive_after_commit(spark, table.storage.base_uri, options)
+
+
+# (service, hook, how to run it again by hand), in Hudi's postCommit order
 POST_COMMIT_HOOKS = (
     ("inline compaction", _inline_compaction, "pyhudi.compact(spark, path) or CALL run_compaction"),
-    ("clean and archive", _clean_and_archive, "pyhudi.clean(spark, path) and pyhudi.archive(spark, path)"),
+    ("clean", _clean, "pyhudi.clean(spark, path) or CALL run_clean"),
+    ("archive", _archive, "pyhudi.archive(spark, path) or CALL archive_commits"),
 )
 
 
