@@ -16,7 +16,7 @@ from pyhudi.index import index_spec
 from pyhudi.index.bucket import bucket_id, bucket_ids, bucket_of_file_id, hash_keys, java_string_hash
 from pyhudi.index.footers import FileKeys, FooterCache
 from pyhudi.index.ranges import KeyRangeIndex
-from pyhudi.writer.client import WriteResult
+from pyhudi.client import WriteResult
 
 
 def test_range_index_matches_brute_force():

@@ -1,7 +1,5 @@
-"""Old import path of the write client, kept for its current importers (sqlext/ddl.py imports
-`_table_properties`; tests import WriteResult). The code lives in pyhudi.client.write (the client layer) and
-pyhudi.writer.options / write_action (the write action); new code imports from there."""
+"""Old import path, kept only because pyhudi/sqlext/dml.py (`_delete_flag_column`) still reads
+DELETE_FLAG_COLUMN from here. The write client lives in pyhudi.client, the flag in pyhudi.writer.options (also
+exported by pyhudi.client): once dml.py imports `from pyhudi import client`, delete this module."""
 
-from pyhudi.client.write import WriteClient, WriteResult, delete_partitions, write  # noqa: F401
 from pyhudi.writer.options import DELETE_FLAG_COLUMN  # noqa: F401
-from pyhudi.writer.options import table_properties as _table_properties  # noqa: F401
