@@ -92,7 +92,7 @@ def create_hudi_files(path: str, resolved: dict, data_schema: T.StructType, tabl
     from pyhudi.keygen import build_key_generator
     from pyhudi.schema import storage_schema
     from pyhudi.table import HudiTable
-    from pyhudi.writer.client import _table_properties
+    from pyhudi.writer.options import table_properties as _table_properties
 
     keygen = build_key_generator(resolved, table_name)
     arrow = storage_schema(to_arrow_schema(data_schema, timezone="UTC", prefers_large_types=False),
