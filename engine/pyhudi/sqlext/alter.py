@@ -21,7 +21,7 @@ from sqlglot import exp
 from pyhudi import config as C
 from pyhudi.errors import SqlError
 from pyhudi.keygen.pathcodec import escape_path_name, unescape_path_name
-from pyhudi.sqlext import catalog
+from pyhudi.sqlext import catalog, describe
 
 # Keys that restate what hoodie.properties fixes when the table is created (record key, partitioning, type).
 IDENTITY_KEYS = {"primarykey", "precombinefield", "type", "hoodie.datasource.write.recordkey.field",
@@ -162,20 +162,18 @@ def set_properties(spark: SparkSession, entry: catalog.CatalogEntry, properties:
     C.HoodieConfig({k: v for k, v in C.normalize_options(merged).items()
                     if k.startswith("hoodie.") and not k.startswith("hoodie.table.")})   # a bad value: ConfigError
     if properties:
-        spark.sql(f"ALTER TABLE {entry.qualified} SET TBLPROPERTIES (" + ", ".join(
-            f"{catalog.sql_string(k)} = {catalog.sql_string(v)}" for k, v in properties.items()) + ")")
+        catalog.alter_properties(spark, entry, properties)
 
 
 def unset_properties(spark: SparkSession, entry: catalog.CatalogEntry, keys: list[str], if_exists: bool) -> None:
     _refuse_identity(entry, dict.fromkeys(keys, ""), "UNSET")
-    missing = [k for k in keys if k not in entry.properties]
+    missing = [k for k in keys if k not in entry.properties and not (k == "comment" and entry.comment is not None)]
     if missing and not if_exists:
         raise SqlError(f"ALTER TABLE {entry.name} UNSET TBLPROPERTIES: {', '.join(missing)} is not set "
                        f"(set: {', '.join(sorted(entry.properties)) or 'none'}); use UNSET TBLPROPERTIES IF EXISTS")
-    present = [k for k in keys if k in entry.properties]
+    present = [k for k in keys if k in entry.properties or (k == "comment" and entry.comment is not None)]
     if present:
-        spark.sql(f"ALTER TABLE {entry.qualified} UNSET TBLPROPERTIES IF EXISTS (" +
-                  ", ".join(catalog.sql_string(k) for k in present) + ")")
+        catalog.alter_properties(spark, entry, {}, present)
 
 
 def _refuse_identity(entry: catalog.CatalogEntry, properties: dict, verb: str) -> None:
@@ -189,6 +187,8 @@ def _refuse_identity(entry: catalog.CatalogEntry, properties: dict, verb: str) -
 
 # --- routing ----------------------------------------------------------------------------------------------
 _SHOW_PARTITIONS = re.compile(r"^\s*SHOW\s+PARTITIONS\s+(?P<rest>.+?)\s*$", re.IGNORECASE | re.DOTALL)
+_SHOW_PROPERTIES = re.compile(r"^\s*SHOW\s+TBLPROPERTIES\s+(?P<table>[^(]+?)\s*(?:\(\s*(?P<key>.*?)\s*\))?\s*$",
+                              re.IGNORECASE | re.DOTALL)
 _UNSET = re.compile(r"^\s*ALTER\s+TABLE\s+(?P<table>.+?)\s+UNSET\s+TBLPROPERTIES\s+(?P<exists>IF\s+EXISTS\s+)?"
                     r"\((?P<keys>.*)\)\s*$", re.IGNORECASE | re.DOTALL)
 
@@ -201,29 +201,63 @@ def dispatch(spark: SparkSession, resolver, text: str, tree: exp.Expression) -> 
         if entry is not None:
             truncate(spark, entry, tree)
             return _empty(spark)
+    elif isinstance(tree, exp.Describe) and isinstance(tree.this, exp.Table) and not tree.args.get("partition"):
+        entry = resolver.hudi_entry(tree.this)
+        if entry is not None:
+            style = str(tree.args.get("style") or "").upper()
+            return describe.describe(spark, entry, extended=style in ("EXTENDED", "FORMATTED"))
     elif isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
         actions = tree.args.get("actions") or []
-        if len(actions) != 1 or not isinstance(actions[0], (exp.DropPartition, exp.AlterSet)):
+        if len(actions) != 1 or not isinstance(actions[0], (exp.DropPartition, exp.AlterSet, exp.AlterColumn)):
             return None
         entry = resolver.hudi_entry(tree.this)
         if entry is None:
             return None
+        if isinstance(actions[0], exp.AlterColumn):
+            return _column_comment(spark, text, actions[0])
         if isinstance(actions[0], exp.DropPartition):
             drop_partitions(spark, entry, actions[0])
             return _empty(spark)
         props = [p for node in actions[0].expressions if isinstance(node, exp.Properties) for p in node.expressions]
-        if not props or len(props) != sum(1 for p in props if type(p) is exp.Property):
+        if not props or not all(type(p) is exp.Property or isinstance(p, exp.SchemaCommentProperty) for p in props):
             return None
-        set_properties(spark, entry, {_key(p.this): _key(p.args["value"]) for p in props})
+        set_properties(spark, entry, dict(_property(p) for p in props))
         return _empty(spark)
     elif isinstance(tree, exp.Command):
         return _command(spark, resolver, text)
     return None
 
 
+def _property(node: exp.Expression) -> tuple[str, str]:
+    """('key', 'value') of a TBLPROPERTIES item; sqlglot reads an unquoted `comment = 'x'` as a comment node."""
+    if isinstance(node, exp.SchemaCommentProperty):
+        return "comment", _key(node.this)
+    return _key(node.this), _key(node.args["value"])
+
+
+def _column_comment(spark: SparkSession, text: str, action: exp.AlterColumn) -> DataFrame | None:
+    """ALTER TABLE t ALTER COLUMN c COMMENT '...': a catalog-only change (Hudi's schema has no column docs),
+    which Spark applies; any other column change is left to the router (which refuses it for Hudi tables)."""
+    if action.args.get("comment") is None or any(action.args.get(k) for k in action.args if k not in
+                                                 ("this", "comment")):
+        return None
+    return spark.sql(text)
+
+
 def _command(spark: SparkSession, resolver, text: str) -> DataFrame | None:
-    """Statements sqlglot keeps as text: SHOW PARTITIONS and ALTER TABLE ... UNSET TBLPROPERTIES."""
+    """Statements sqlglot keeps as text: SHOW PARTITIONS, SHOW TBLPROPERTIES and ALTER TABLE ... UNSET
+    TBLPROPERTIES."""
     import sqlglot
+    props = _SHOW_PROPERTIES.match(text)
+    if props:
+        parsed = sqlglot.parse_one(f"TRUNCATE TABLE {props['table']}", read="spark")
+        entry = resolver.hudi_entry(parsed.expressions[0])
+        if entry is None:
+            return None
+        key = props["key"]
+        if key is not None:
+            key = _key(sqlglot.parse_one(key, read="spark"))
+        return describe.show_properties(spark, entry, key)
     show = _SHOW_PARTITIONS.match(text)
     if show:
         # the same name and PARTITION clause as TRUNCATE TABLE has, which sqlglot parses

@@ -34,6 +34,7 @@ class CatalogEntry:
     properties: dict = field(default_factory=dict)
     partition_columns: list = field(default_factory=list)
     schema: T.StructType | None = None
+    comment: str | None = None        # the table comment (CREATE ... COMMENT, SET TBLPROPERTIES ('comment'=...))
 
     @property
     def is_hudi(self) -> bool:
@@ -104,7 +105,16 @@ def lookup(spark: SparkSession, catalog: str | None, database: str | None, name:
         name=meta.identifier().table(), provider=provider, location=location_to_path(location),
         managed=meta.tableType().name() == "MANAGED",
         properties=dict(converters.asJava(meta.properties())),
-        partition_columns=list(converters.asJava(meta.partitionColumnNames())), schema=schema)
+        partition_columns=list(converters.asJava(meta.partitionColumnNames())), schema=schema,
+        comment=meta.comment().get() if meta.comment().isDefined() else None)
+
+
+def detailed_information(spark: SparkSession, entry: CatalogEntry) -> list[tuple[str, str]]:
+    """The metastore's `# Detailed Table Information` of a table (Catalog, Database, Table, ..., Provider,
+    Comment, Table Properties, Location, Partition Provider), as Spark's v1 DESCRIBE EXTENDED lists them."""
+    meta = _jcatalog(spark).getTableMetadata(_identifier(spark, entry.database, entry.name))
+    details = _jvm(spark).scala.jdk.javaapi.CollectionConverters.asJava(meta.toLinkedHashMap())
+    return [(str(k), str(v)) for k, v in details.items() if str(k) != "Schema"]
 
 
 def default_location(spark: SparkSession, database: str | None, name: str) -> str:
@@ -124,7 +134,8 @@ def catalog_schema(data_schema: T.StructType) -> T.StructType:
 
 
 def register(spark: SparkSession, database: str | None, name: str, data_schema: T.StructType,
-             partition_columns: list[str], location: str | None, properties: dict[str, str]) -> CatalogEntry:
+             partition_columns: list[str], location: str | None, properties: dict[str, str],
+             comment: str | None = None) -> CatalogEntry:
     """CREATE TABLE ... USING hudi in the session catalog; location None makes a managed table (Spark picks
     its folder). Returns the new entry."""
     jvm = _jvm(spark)
@@ -136,6 +147,8 @@ def register(spark: SparkSession, database: str | None, name: str, data_schema: 
         text += " PARTITIONED BY (" + ", ".join(f"`{c}`" for c in partition_columns) + ")"
     if location is not None:
         text += f" LOCATION {sql_string(location)}"
+    if comment is not None:
+        text += f" COMMENT {sql_string(comment)}"
     if properties:
         text += " TBLPROPERTIES (" + ", ".join(f"{sql_string(k)} = {sql_string(v)}"
                                                 for k, v in properties.items()) + ")"
@@ -167,13 +180,44 @@ def add_columns(spark: SparkSession, entry: CatalogEntry, new_fields: list[T.Str
     stamp_base_path(spark, entry, T.StructType(list(data.fields) + list(new_fields)))
 
 
-def mark_external(spark: SparkSession, entry: CatalogEntry) -> None:
-    """Make a managed entry external, so that dropping it leaves its folder to us (the metastore would delete a
-    managed table's folder whole, other people's files in it too)."""
-    jvm = _jvm(spark)
+def _alter_metadata(spark: SparkSession, entry: CatalogEntry, **changes) -> None:
+    """Replace fields of the table's v1 CatalogTable by name (e.g. tableType, properties, comment) in the
+    metastore, as Spark's v1 ALTER TABLE commands do."""
     jcat = _jcatalog(spark)
     meta = jcat.getTableMetadata(_identifier(spark, entry.database, entry.name))
     copy = next(m for m in meta.getClass().getMethods() if m.getName() == "copy")
     args = [getattr(meta, f"copy$default${i}")() for i in range(1, copy.getParameterCount() + 1)]
-    args[1] = jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.EXTERNAL()   # CatalogTable.tableType
+    names = [meta.productElementName(i) for i in range(len(args))]
+    for name, value in changes.items():
+        args[names.index(name)] = value
     jcat.alterTable(meta.copy(*args))
+
+
+def mark_external(spark: SparkSession, entry: CatalogEntry) -> None:
+    """Make a managed entry external, so that dropping it leaves its folder to us (the metastore would delete a
+    managed table's folder whole, other people's files in it too)."""
+    jvm = _jvm(spark)
+    _alter_metadata(spark, entry, tableType=jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.EXTERNAL())
+
+
+def alter_properties(spark: SparkSession, entry: CatalogEntry, changes: dict[str, str],
+                     removed: list[str] = ()) -> None:
+    """SET / UNSET TBLPROPERTIES as Spark's v1 commands apply them: the `comment` key is the table comment.
+    (Spark's v2 path, which a Python data source table takes, drops the table comment on any other change.)"""
+    jvm = _jvm(spark)
+    jcat = _jcatalog(spark)
+    meta = jcat.getTableMetadata(_identifier(spark, entry.database, entry.name))
+    converters = jvm.scala.jdk.javaapi.CollectionConverters
+    properties = {k: v for k, v in dict(converters.asJava(meta.properties())).items() if k not in removed}
+    properties.update({k: v for k, v in changes.items() if k != "comment"})
+    properties.pop("comment", None)
+    comment = meta.comment().get() if meta.comment().isDefined() else None
+    if "comment" in changes:
+        comment = changes["comment"]
+    elif "comment" in removed:
+        comment = None
+    jmap = jvm.java.util.HashMap()
+    for k, v in properties.items():
+        jmap.put(k, v)
+    scala_map = jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(jmap)
+    _alter_metadata(spark, entry, properties=scala_map, comment=jvm.scala.Option.apply(comment))

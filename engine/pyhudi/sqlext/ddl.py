@@ -65,6 +65,16 @@ def _table_options(stmt: exp.Create) -> tuple[dict, list[str], str | None, list]
     return options, partitions, location, typed
 
 
+def table_comment(stmt: exp.Create) -> str | None:
+    """CREATE TABLE ... COMMENT 'text' (Spark joins adjacent string literals, as sqlglot's Concat holds them)."""
+    for prop in stmt.args["properties"].expressions:
+        if isinstance(prop, exp.SchemaCommentProperty):
+            node = prop.this
+            parts = node.expressions if isinstance(node, exp.Concat) else [node]
+            return "".join(_literal(p) for p in parts)
+    return None
+
+
 def _struct_from_defs(spark: SparkSession, defs: list[exp.ColumnDef]) -> T.StructType:
     ddl = ", ".join(d.sql("spark") for d in defs)
     jvm = spark.sparkContext._jvm
@@ -153,6 +163,7 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
         if not replace:
             spark.sql(f"CREATE TABLE {existing.qualified} (id INT) USING parquet")  # Spark's own "already exists"
     options, partitions, location, typed_partitions = _table_options(stmt)
+    comment = table_comment(stmt)
     for key in list(options):
         if key.lower() == "path" and location is None:
             location = options.pop(key)
@@ -192,7 +203,7 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
         if replace:
             drop_table(spark, existing, purge=False)
         return catalog.register(spark, database, name, data_schema, partitions, path,
-                                _catalog_properties(options, table))
+                                _catalog_properties(options, table), comment)
 
     data_schema, partitions = _partitions_last(data_schema, partitions, name)
     if query_df is not None:
@@ -200,8 +211,10 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
     resolved = hudi_options(options, partitions, name, database)
     _check_key_columns(resolved, data_schema, name)
     if replace:
-        return _replace(spark, existing, path, managed, resolved, data_schema, partitions, options, query_df)
-    entry = catalog.register(spark, database, name, data_schema, partitions, None if managed else path, {})
+        return _replace(spark, existing, path, managed, resolved, data_schema, partitions, options, query_df,
+                        comment)
+    entry = catalog.register(spark, database, name, data_schema, partitions, None if managed else path, {},
+                             comment)
     try:
         table = _build(spark, entry, entry.location, resolved, data_schema, options, query_df)
         return _finish_catalog(spark, entry, options, table)
@@ -238,16 +251,15 @@ def _build(spark: SparkSession, entry: catalog.CatalogEntry, path: str, resolved
 
 
 def _finish_catalog(spark: SparkSession, entry: catalog.CatalogEntry, options: dict, table) -> catalog.CatalogEntry:
-    spark.sql(f"ALTER TABLE {entry.qualified} SET TBLPROPERTIES (" + ", ".join(
-        f"{catalog.sql_string(k)} = {catalog.sql_string(v)}"
-        for k, v in _catalog_properties(options, table).items()) + ")")
+    catalog.alter_properties(spark, entry, _catalog_properties(options, table))
     entry = catalog.lookup(spark, None, entry.database, entry.name)
     catalog.stamp_base_path(spark, entry)
     return catalog.lookup(spark, None, entry.database, entry.name)
 
 
 def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, managed: bool, resolved: dict,
-             data_schema: T.StructType, partitions: list[str], options: dict, query_df: DataFrame | None):
+             data_schema: T.StructType, partitions: list[str], options: dict, query_df: DataFrame | None,
+             comment: str | None = None):
     """CREATE OR REPLACE over an existing table: the new table is built in a staging folder beside `path` first
     (its query may read the old table, and a failing query leaves the old table as it was), then the old
     table goes and the staged files move in."""
@@ -261,7 +273,7 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
         raise
     drop_table(spark, existing, purge=existing.is_hudi and _same_path(existing.location, path))
     entry = catalog.register(spark, existing.database, existing.name, data_schema, partitions,
-                             None if managed else path, {})
+                             None if managed else path, {}, comment)
     from pyhudi.storage import Storage
     from pyhudi.table import HudiTable
     source, target = Storage(staging), Storage(entry.location)
