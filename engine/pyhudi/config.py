@@ -240,7 +240,6 @@ class HoodieConfig:
                 continue
             self._values[key] = _parse(prop, text)
         if any(k in self._values for k in (KEEP_MIN_COMMITS.key, KEEP_MAX_COMMITS.key, CLEANER_COMMITS_RETAINED.key)):
-            from pyhudi.services.archive import check_archival_options
             check_archival_options(self)   # Hudi validates these when the write config is built
 
     def get(self, prop: ConfigProperty) -> Any:
@@ -263,3 +262,17 @@ def _parse(prop: ConfigProperty, text: str) -> Any:
     if prop.choices is not None and value not in prop.choices:
         raise ConfigError(f"option {prop.key}={text!r} is not one of {', '.join(prop.choices)}")
     return value
+
+
+def check_archival_options(cfg: HoodieConfig) -> None:
+    """Hudi's rules (HoodieWriteConfig): max > min, and min > hoodie.cleaner.commits.retained (else archiving
+    would drop commits the cleaner still retains, and incremental pulls would miss data)."""
+    low, high = cfg.get(KEEP_MIN_COMMITS), cfg.get(KEEP_MAX_COMMITS)
+    retained = cfg.get(CLEANER_COMMITS_RETAINED)
+    if high <= low:
+        raise ConfigError(f"Increase {KEEP_MAX_COMMITS.key}={high} to be greater than {KEEP_MIN_COMMITS.key}="
+                          f"{low} (defaults 30 and 20).")
+    if low <= retained:
+        raise ConfigError(f"Increase {KEEP_MIN_COMMITS.key}={low} to be greater than "
+                          f"{CLEANER_COMMITS_RETAINED.key}={retained}, or lower {CLEANER_COMMITS_RETAINED.key}. "
+                          "Otherwise, there is risk of incremental pull missing data from few instants.")

@@ -61,10 +61,3 @@ def _quiet(spark: SparkSession, loggers) -> None:
     for name in loggers:
         jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, jvm.org.apache.logging.log4j.Level.OFF)
 
-
-def file_task_partitions(spark: SparkSession, n_files: int) -> int:
-    """Spark partitions for a stage whose Python tasks each handle whole files (rewrite a file group, read a
-    file's keys). The work follows the files, not the rows shuffled to them, so adaptive execution must not pack
-    them into one task; a Python task costs tens of ms to start, so a few per core, not one per file."""
-    cores = spark.sparkContext.defaultParallelism
-    return max(1, min(n_files, 4 * cores))

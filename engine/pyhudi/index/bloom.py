@@ -27,7 +27,7 @@ from pyhudi.index.footers import CACHE, bloom_filter, file_keys
 from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.index.stats import IndexStats
-from pyhudi.spark_session import file_task_partitions
+from pyhudi.parallelism import file_task_partitions
 
 _FILE_POS = "_pyhudi_file_pos"
 _PAIR_DDL = f"{RECORD_KEY} string, {PARTITION_PATH} string, {_FILE_POS} int"

@@ -4,7 +4,7 @@ Every write beats a heartbeat (`.hoodie/.heartbeat/<instant>`, services/heartbea
 instant exists until it ends, so table services can tell a live write from a failed one.
 
 Single writer (`hoodie.write.concurrency.mode=single_writer`, failed writes EAGER): before starting, every pending
-write left by a failed writer is rolled back (services/rollback.py).
+write left by a failed writer is rolled back (transaction/failed_writes.py).
 
 Optimistic concurrency control (`optimistic_concurrency_control`, failed writes LAZY): under the table lock
 (services/lock.py) the writer rolls back only instants whose heartbeat expired, picks an instant time later than
@@ -32,7 +32,7 @@ from pyhudi.actions.metadata import CommitMetadata, written_file_ids
 from pyhudi.errors import WriteConflictError
 from pyhudi.services.heartbeat import Heartbeat
 from pyhudi.services.lock import FileSystemLock
-from pyhudi.services.rollback import CONCURRENCY_KEY, OCC, rollback_failed_writes
+from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC, rollback_failed_writes
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import COMMIT, COMPACTION, Instant, Timeline, new_instant_time
@@ -139,5 +139,5 @@ class WriteTransaction:
         return self.storage.exists(f".hoodie/{instant.time}.compaction.requested")
 
     def _compaction_file_ids(self, instant_time: str) -> set[str]:
-        from pyhudi.services.compaction import read_compaction_plan
+        from pyhudi.services.compaction_plan import read_compaction_plan
         return {op.file_id for op in read_compaction_plan(self.storage, instant_time).operations}

@@ -26,7 +26,7 @@ from pyhudi.index import index_spec
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
 from pyhudi.merge import IS_DELETED_FIELD
 from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
-from pyhudi.spark_session import file_task_partitions
+from pyhudi.parallelism import file_task_partitions
 from pyhudi.table import HudiTable, write_partition_metadata
 from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
