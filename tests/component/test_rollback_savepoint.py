@@ -130,3 +130,37 @@ def test_bad_rollback_and_savepoint_requests_leave_table_untouched(spark, tmp_pa
     (path / ".hoodie" / f"{pending}.commit.requested").unlink()
     assert _timeline_files(path) == before
     assert _state(spark, path) == [(1, "b")]
+
+
+class _Crash(Exception):
+    pass
+
+
+def test_restore_interrupted_mid_rollback_is_finished_by_the_next_writer(spark, tmp_path, monkeypatch):
+    """A restore killed right after it unpublished a commit (its completed file, holding the write stats, is gone)
+    was re-planned from that missing file and every later write failed (FileNotFoundError). The markers it leaves
+    before unpublishing name the files, so the next writer finishes the restore."""
+    from file_audit import CLEAN, leftovers
+    from pyhudi.services import rollback as rollback_module
+
+    path = tmp_path / "mor"
+    opts = _options("restore_crash", "MERGE_ON_READ")
+    pyhudi.write(_df(spark, [(1, "a", 1, "p1"), (2, "b", 1, "p2")]), path, opts)
+    saved = pyhudi.create_savepoint(spark, path)
+    pyhudi.write(_df(spark, [(1, "c", 2, "p1"), (3, "d", 2, "p1")]), path, opts)      # log files of a delta commit
+    pyhudi.write(_df(spark, [(2, "e", 3, "p2"), (4, "f", 3, "p2")]), path, opts)
+
+    def crash(name):
+        if name == "rollback.after_instant_deleted":
+            raise _Crash(name)
+
+    monkeypatch.setattr(rollback_module, "crash_point", crash)
+    with pytest.raises(_Crash):
+        pyhudi.restore_to_savepoint(spark, path, saved)
+    monkeypatch.undo()
+    pyhudi.write(_df(spark, [(5, "g", 4, "p1")]), path, opts)       # the next writer finishes the restore first
+    assert _state(spark, path) == [(1, "a"), (2, "b"), (5, "g")]
+    assert_same_rows_as_hudi_rs(spark, path, 3)
+    assert leftovers(str(path)) == CLEAN
+    timeline = HudiTable.load(str(path)).timeline()
+    assert [i.action for i in timeline.completed(["restore"])] == ["restore"]

@@ -27,6 +27,7 @@ from pyhudi.services.clean_planner import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COM
                                            plan_clean, read_clean_metadata, read_cleaner_plan)
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
+from pyhudi.testing import crash_point
 from pyhudi.timeline import CLEAN, METAFOLDER, Instant, State, Timeline, new_instant_time
 
 METADATA_VERSION = 2          # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
@@ -99,6 +100,7 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     per_partition = _planned_files(storage, plan, source)      # checked before anything changes
     emptied = [storage.inside(p, source, allow_base=True) for p in plan.get("partitionsToBeDeleted") or []]
     commit.start_with(plan_bytes)                               # Hudi's clean inflight holds the same plan
+    crash_point("clean.after_inflight")
     paths = [partition_file(p, name) for p, names in per_partition.items() for name in names]
     failed = set(_delete_files(spark, storage, paths))
     deleted_partitions = {p for p in emptied if p and _delete_partition_if_empty(storage, p)}
@@ -125,6 +127,7 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
         "bootstrapPartitionMetadata": {},
         "extraMetadata": plan.get("extraMetadata"),
     }
+    crash_point("clean.before_complete")
     commit.complete_with(CLEAN_METADATA_SCHEMA, metadata)
     return metadata
 

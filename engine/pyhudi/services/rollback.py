@@ -23,7 +23,7 @@ import time
 from typing import Mapping
 
 from pyhudi.actions import avro_metadata as avro
-from pyhudi.actions.markers import delete_markers, marked_files
+from pyhudi.actions.markers import create_marker, delete_markers, marked_files
 from pyhudi.actions.service_commit import ServiceInstantCommit
 from pyhudi.actions.timeline_metadata import savepoint_times
 from pyhudi.errors import CorruptFileError, TimelineError
@@ -200,10 +200,12 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
     """HoodieRollbackPlan for `target`: the files it wrote, grouped by file group."""
     storage = table.storage
     written = set(marked_files(storage, target.time))
-    if target.is_completed:
+    completed_action = COMMIT if target.action == COMPACTION else target.action
+    source = f"{METAFOLDER}/{Instant(target.time, completed_action).file_name}"
+    # A restore interrupted while rolling `target` back already removed its completed file: the markers it left
+    # (_mark_planned) name the files then.
+    if target.is_completed and storage.exists(source):
         meta = Timeline(storage, []).read_metadata(target)   # a compaction's completed file is `<t>.commit`
-        completed_action = COMMIT if target.action == COMPACTION else target.action
-        source = f"{METAFOLDER}/{Instant(target.time, completed_action).file_name}"
         for stats in (meta.get("partitionToWriteStats") or {}).values():
             written.update(storage.inside(s["path"], source) for s in stats if s.get("path"))
     base_path = storage.base_path
@@ -266,6 +268,8 @@ def _execute(table: HudiTable, plan: dict, commit: ServiceInstantCommit | None =
                                      if commit is not None else f"{METAFOLDER}/{rollback_time}.restore.requested")
     if commit is not None:
         commit.start_with(b"")
+    if commit is None:
+        _mark_planned(storage, target.time, requests)
     # Readers stop seeing the target first, then its files go.
     storage.delete_file(f"{METAFOLDER}/{target.file_name}")
     crash_point("rollback.after_instant_deleted")
@@ -296,6 +300,16 @@ def _execute(table: HudiTable, plan: dict, commit: ServiceInstantCommit | None =
 
 
 # --- helpers --------------------------------------------------------------------------------------------------
+def _mark_planned(storage: Storage, instant_time: str, requests: list[tuple[dict, list, list]]) -> None:
+    """Inside a restore no rollback plan is stored: before the target's completed file (and with it its write
+    stats) goes, name its planned files by markers, so a restore a crash interrupts re-plans the same files."""
+    for _, files, logs in requests:
+        for _, relative in files:
+            create_marker(storage, instant_time, relative, "CREATE")
+        for _, relative in logs:
+            create_marker(storage, instant_time, relative, "APPEND")
+
+
 def _resolve_action(storage: Storage, instant: Instant) -> Instant:
     """A completed compaction appears as `<t>.commit`; roll it back as the compaction it was."""
     if instant.action == COMMIT and instant.is_completed and \
