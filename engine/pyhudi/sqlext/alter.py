@@ -5,7 +5,10 @@
   TRUNCATE, which deletes the timeline and files and starts a new table);
 - `SHOW PARTITIONS t [PARTITION (...)]`: the partitions of the latest snapshot, one `k=v/k2=v2` row each;
 - `ALTER TABLE t SET / UNSET TBLPROPERTIES`: kept in the catalog; SQL writes read them as write options, so
-  hoodie.* service settings take effect on the next write. The table's identity cannot change this way.
+  hoodie.* service settings take effect on the next write. The table's identity cannot change this way. The
+  `comment` key is the table comment, as in Spark's v1 ALTER TABLE;
+- `ALTER TABLE t ALTER COLUMN c COMMENT '...'`: a column comment in the catalog;
+- `DESCRIBE [EXTENDED | FORMATTED] t`, `SHOW TBLPROPERTIES t [(key)]`: from the catalog entry (pyhudi.sqlext.describe).
 
 A partition spec may name some of the partition columns (every partition matching them is meant).
 """

@@ -5,6 +5,11 @@ catalog tables have), its partition columns, and TBLPROPERTIES (primaryKey, preC
 Spark hands a Python data source that backs a catalog table no options, only the table's schema, so the
 table's base path is also kept in the metadata of the first column (BASE_PATH_KEY): that is how a plain
 `spark.sql("SELECT ... FROM t")` finds the files in any session where `pyhudi.activate(spark)` ran.
+
+The metastore keeps the table's comment, partition columns, provider and properties, but Spark loads a table of a
+Python data source as a PythonTable that shows none of them (see pyhudi.sqlext.describe); property changes are
+therefore applied here as Spark's v1 ALTER TABLE does (alter_properties), never by Spark's v2 ALTER, which would
+drop the table comment.
 """
 
 from __future__ import annotations
