@@ -56,15 +56,6 @@ def clean_after_commit(spark, path, options: Mapping | None) -> dict | None:
     return _clean(spark, table, table.timeline(), opts, automatic=True)
 
 
-def run_table_services_after_commit(spark, path, options: Mapping | None) -> None:
-    """Transitional, for client/hooks.py until it runs clean_after_commit and archive.archive_after_commit as two
-    hooks: then delete this function (an action must not call another)."""
-    from pyhudi.services.archive import archive_after_commit
-
-    clean_after_commit(spark, path, options)
-    archive_after_commit(spark, path, options)
-
-
 # --- the clean ----------------------------------------------------------------------------------------------
 def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions, automatic: bool = False) -> dict | None:
     result = None
@@ -188,6 +179,6 @@ def _delete_partition(storage: Storage, paths) -> Iterable[str]:
             yield relative
 
 
-__all__ = ["clean", "clean_after_commit", "run_table_services_after_commit", "plan_clean", "earliest_commit_to_retain",
+__all__ = ["clean", "clean_after_commit", "plan_clean", "earliest_commit_to_retain",
            "read_clean_metadata", "read_cleaner_plan", "last_clean_metadata", "CleanOptions",
            "CLEANER_PLAN_SCHEMA", "CLEAN_METADATA_SCHEMA", "ACTION_INSTANT"]

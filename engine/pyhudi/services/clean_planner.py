@@ -27,6 +27,7 @@ from pyhudi.actions.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOU
 from pyhudi.actions.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
                                               read_cleaner_plan, savepointed_files)
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
+from pyhudi.services.compaction_plan import read_compaction_plan
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, Instant, Timeline
@@ -156,8 +157,6 @@ class _Planner:
         """(partition, file id) -> base instant of the slice a pending compaction reads."""
         if not self.pending_compactions:
             return {}
-        from pyhudi.services.compaction import read_compaction_plan
-
         out = {}
         for t in sorted(self.pending_compactions):
             for op in read_compaction_plan(self.table.storage, t).operations:

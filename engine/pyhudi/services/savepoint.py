@@ -12,8 +12,7 @@ import time
 
 from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.service_commit import ServiceInstantCommit
-from pyhudi.actions.timeline_metadata import (latest_clean_retained_commit, savepoint_metadata,  # noqa: F401
-                                              savepoint_times, savepointed_files)
+from pyhudi.actions.timeline_metadata import latest_clean_retained_commit, savepoint_times
 from pyhudi.errors import TimelineError
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
@@ -79,14 +78,6 @@ def delete_savepoint(spark, path, instant_time: str) -> bool:
 
 def show_savepoints(spark, path) -> list[str]:
     return savepoint_times(HudiTable.load(str(path)).timeline())
-
-
-def restore_to_savepoint(spark, path, instant_time: str) -> bool:
-    """Transitional, for pyhudi/__init__.py until it imports restore_to_savepoint from services.rollback (the
-    restore action's): then delete this function (an action must not call another)."""
-    from pyhudi.services.rollback import restore_to_savepoint as restore_action
-
-    return restore_action(spark, path, instant_time)
 
 
 # --- helpers ----------------------------------------------------------------------------------------------
