@@ -33,7 +33,7 @@ def read(spark, path, options=None):
 
 
 def compact(spark, path, op="scheduleAndExecute", instant_time=None, options=None) -> list:
-    from pyhudi.services.compaction import compact as _compact
+    from pyhudi.client.compaction import compact as _compact
     return _compact(spark, path, op, instant_time, options)
 
 

@@ -100,7 +100,8 @@ def test_failed_heartbeat_stop_after_commit_keeps_the_commit(spark, tmp_path, mo
 
 # --- 13.8: a post-commit service failure leaves the write committed ---------------------------------------------
 def test_post_commit_service_failure_reports_the_commit(spark, tmp_path, monkeypatch):
-    from pyhudi.services import archive, clean, compaction
+    from pyhudi.client import compaction
+    from pyhudi.services import archive, clean
 
     path = tmp_path / "t"
     options = _options("svc", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ",

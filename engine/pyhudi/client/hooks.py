@@ -14,7 +14,7 @@ from pyhudi.table import HudiTable
 
 
 def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
-    from pyhudi.services import compaction
+    from pyhudi.client import compaction
     if table.properties.is_mor and C.HoodieConfig(options, warn_unknown=False).get(C.COMPACT_INLINE):
         compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
 

@@ -30,10 +30,7 @@ follows the commit protocol (pyhudi.actions.commit) with `keep_plan`: an abort r
 
 from __future__ import annotations
 
-import contextlib
-import warnings
 from datetime import datetime, timezone
-from typing import Mapping
 
 import pyarrow as pa
 
@@ -42,13 +39,10 @@ from pyhudi.actions.commit import InstantCommit
 from pyhudi.actions.metadata import CommitMetadata
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError
-from pyhudi.services.compaction_plan import (COMPACTION_PLAN_SCHEMA, SCHEDULE_INLINE_KEY, CompactionOperation,
-                                             CompactionOptions, CompactionPlan, bool_option, generate_plan,
+from pyhudi.services.compaction_plan import (COMPACTION_PLAN_SCHEMA, CompactionOperation,
+                                             CompactionOptions, CompactionPlan, generate_plan,
                                              order_and_filter, read_compaction_plan)
 from pyhudi.services.compaction_tasks import CompactContext, compaction_stat, operations_frame
-from pyhudi.services.heartbeat import is_heartbeat_expired
-from pyhudi.services.lock import table_lock
-from pyhudi.services.rollback import CONCURRENCY_KEY, OCC, rollback_failed_writes
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, WRITE_ACTIONS, Instant, State,
@@ -58,65 +52,12 @@ from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, W
 COMPACT_OPERATION_TYPE = "COMPACT"
 
 # --- public API -----------------------------------------------------------------------------------------------
-def schedule_compaction(spark, path, options: dict | None = None, instant_time: str | None = None) -> str | None:
-    """Plan a compaction of the table at `path`; returns its instant time, or None when no file slice has log
-    files outside pending compactions (nothing is written then).
-
-    An explicit schedule does not consult the inline trigger (:func:`should_compact`). Raises TimelineError when
-    a write is pending before the compaction instant, or `instant_time` is not later than the timeline.
-    """
-    table = _load_mor(path)
-    opts = CompactionOptions.of(table, options)
-    with _scheduling(table, options):
-        return _schedule(table, table.timeline(), opts, instant_time)
-
-
+# Scheduling with the table-service guard (lock, failed-write rollback) and `compact` live in pyhudi.client.compaction.
 def execute_compaction(spark, path, instant_time: str, options: dict | None = None) -> dict:
     """Run the pending compaction `instant_time` in Spark executors and commit it; returns the commit metadata."""
-    table = _load_mor(path)
-    return _execute(spark, table, table.timeline(), normalize_instant_argument(instant_time),
-                    CompactionOptions.of(table, options))
-
-
-def compact(spark, path, op: str = "scheduleAndExecute", instant_time: str | None = None,
-            options: dict | None = None) -> list[str]:
-    """Hudi's `run_compaction` operations; returns the compaction instants acted on.
-
-    * ``schedule``: plan a compaction (at `instant_time` when given).
-    * ``execute``: run pending compactions, oldest first (only `instant_time` when given).
-    * ``scheduleAndExecute`` (also ``run``, as Hudi maps it): plan one and run it; when nothing could be
-      planned, run the pending ones. With `instant_time`, runs that pending compaction.
-    """
-    operation = str(op or "scheduleAndExecute").strip().lower()
-    if operation == "run":
-        operation = "scheduleandexecute"
-    if operation not in ("schedule", "execute", "scheduleandexecute"):
-        raise ConfigError(f"compaction op {op!r} is not one of schedule, execute, run, scheduleAndExecute")
-    table = _load_mor(path)
-    opts = CompactionOptions.of(table, options)
-    if operation == "schedule":
-        with _scheduling(table, options):
-            scheduled = _schedule(table, table.timeline(), opts, instant_time)
-        return [scheduled] if scheduled else []
-    timeline = table.timeline()
-
-    pending = [i.time for i in timeline.pending([COMPACTION])]
-    if instant_time is not None:
-        wanted = normalize_instant_argument(instant_time)
-        if wanted not in pending:
-            raise TimelineError(f"compaction instant {wanted} is not pending in {table.storage.base_uri}; pending "
-                                f"compactions: {', '.join(pending) or 'none'}")
-        targets = [wanted]
-    else:
-        targets = pending
-        if operation == "scheduleandexecute":
-            with _scheduling(table, options):
-                scheduled = _schedule(table, table.timeline(), opts, None)
-            if scheduled:
-                targets = [scheduled]
-    for target in targets:
-        _execute(spark, table, table.timeline(), target, opts)
-    return targets
+    table = load_mor(path)
+    return execute_plan(spark, table, table.timeline(), normalize_instant_argument(instant_time),
+                        CompactionOptions.of(table, options))
 
 
 def should_compact(table, timeline: Timeline, config, *, instant_time: str | None = None) -> bool:
@@ -156,43 +97,7 @@ def should_compact(table, timeline: Timeline, config, *, instant_time: str | Non
                       "NUM_AND_TIME or NUM_OR_TIME")
 
 
-def run_inline_compaction_if_due(spark, path, options) -> str | None:
-    """After a delta commit: with ``hoodie.compact.inline=true``, run pending compactions, then schedule and run
-    a new one if the trigger is due (``hoodie.compact.schedule.inline=true`` alone only schedules). Returns the
-    instant compacted (or scheduled), else None. A write pending on the timeline (another writer) skips the
-    scheduling with a warning: the delta commit that called this is already committed."""
-    raw = C.normalize_options(options or {})
-    cfg = C.HoodieConfig(raw, warn_unknown=False)
-    inline = cfg.get(C.COMPACT_INLINE)
-    schedule_only = bool_option(raw, SCHEDULE_INLINE_KEY, False)
-    if not (inline or schedule_only):
-        return None
-    table = HudiTable.load(str(path))
-    if not table.properties.is_mor:
-        return None
-    opts = CompactionOptions.of(table, options, warn_unknown=False)   # the write that called us checked its options
-    acted = None
-    if inline:   # Hudi's runAnyPendingCompactions: finish plans left by earlier (failed) runs first
-        for instant in table.timeline().pending([COMPACTION]):
-            _execute(spark, table, table.timeline(), instant.time, opts)
-            acted = instant.time
-    timeline = table.timeline()
-    if not should_compact(table, timeline, cfg):
-        return acted
-    try:
-        with _scheduling(table, raw):   # under the lock with OCC; a live writer's pending write is left alone
-            scheduled = _schedule(table, table.timeline(), opts, None)
-    except TimelineError as exc:
-        warnings.warn(f"inline compaction of {table.name} skipped: {exc}", stacklevel=2)
-        return acted
-    if scheduled is None:
-        return acted
-    if inline:
-        _execute(spark, table, table.timeline(), scheduled, opts)
-    return scheduled
-
-
-def _load_mor(path) -> HudiTable:
+def load_mor(path) -> HudiTable:
     table = HudiTable.load(str(path)) if not isinstance(path, HudiTable) else path
     if not table.properties.is_mor:
         raise ConfigError(f"table {table.name} at {table.storage.base_uri} is {table.properties.table_type}; only "
@@ -201,22 +106,9 @@ def _load_mor(path) -> HudiTable:
 
 
 # --- scheduling (driver) --------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def _scheduling(table: HudiTable, options: Mapping | None):
-    """Prepare to schedule: roll back the pending writes of failed writers, never a live one. A write whose
-    heartbeat is fresh is left alone (the schedule then refuses while it is pending, see _check_can_schedule):
-    a table service must not undo a running write. Under optimistic concurrency control the table lock is held
-    until the plan is published, so no write can start before the compaction instant meanwhile."""
-    raw = C.normalize_options(options or {})
-    occ = str(raw.get(CONCURRENCY_KEY, "")).strip().lower() == OCC
-    with (table_lock(table.storage, raw) if occ else contextlib.nullcontext()):
-        live = {i.time for i in table.timeline().pending(WRITE_ACTIONS)
-                if not is_heartbeat_expired(table.storage, i.time, raw)}
-        rollback_failed_writes(table, raw, exclude=live)
-        yield
-
-
-def _schedule(table: HudiTable, timeline: Timeline, opts: CompactionOptions, instant_time: str | None) -> str | None:
+def schedule_plan(table: HudiTable, timeline: Timeline, opts: CompactionOptions, instant_time: str | None) -> str | None:
+    """Publish `<t>.compaction.requested` with the plan of the due file slices; None when nothing is due. The
+    caller holds the table-service guard (pyhudi.transaction.service_guard)."""
     t = normalize_instant_argument(instant_time) if instant_time else new_instant_time(after=timeline.latest_time())
     _check_can_schedule(table, timeline, t)
     plan = generate_plan(table, timeline, opts)
@@ -243,7 +135,7 @@ def _check_can_schedule(table: HudiTable, timeline: Timeline, t: str) -> None:
                             "(leave the instant time out to get a fresh one)")
 
 
-def _execute(spark, table: HudiTable, timeline: Timeline, t: str, opts: CompactionOptions) -> dict:
+def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: CompactionOptions) -> dict:
     storage = table.storage
     where = f"table {table.name} at {storage.base_uri}"
     state = {i.state for i in timeline.instants if i.time == t and i.action == COMPACTION}
@@ -300,5 +192,5 @@ def _latest_schema_json(timeline: Timeline) -> str | None:
     return None
 
 
-__all__ = ["schedule_compaction", "execute_compaction", "compact", "should_compact", "run_inline_compaction_if_due",
+__all__ = ["execute_compaction", "schedule_plan", "execute_plan", "load_mor", "should_compact",
            "read_compaction_plan", "generate_plan", "order_and_filter", "CompactionPlan", "CompactionOperation", "COMPACTION_PLAN_SCHEMA"]
