@@ -110,13 +110,16 @@ class SparkJobs:
 
 
 def label_collects(spark):
-    """Label every job pyhudi's writer starts through _collect_or_raise with the calling function (profiling
+    """Label every job pyhudi's writer starts through collect_or_raise with the calling function (profiling
     aid for the benchmark only). Returns an undo function."""
     import sys
 
-    from pyhudi.writer import client
+    from pyhudi.actions import spark_jobs
+    from pyhudi.services import compaction
+    from pyhudi.writer import write_action
 
-    original = client._collect_or_raise
+    original = spark_jobs.collect_or_raise
+    users = (write_action, compaction)   # the modules that imported it by name
 
     def labelled(df):
         frame = sys._getframe(1)
@@ -126,5 +129,6 @@ def label_collects(spark):
         finally:
             spark.sparkContext.setJobDescription(None)
 
-    client._collect_or_raise = labelled
-    return lambda: setattr(client, "_collect_or_raise", original)
+    for module in users:
+        module.collect_or_raise = labelled
+    return lambda: [setattr(module, "collect_or_raise", original) for module in users]

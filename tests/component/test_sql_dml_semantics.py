@@ -245,8 +245,8 @@ def test_merge_single_write_path(spark, tmp_path, monkeypatch):
     """The one-upsert MERGE path, run with `_hoodie_is_deleted` (a delete flag today's writer already honours,
     though as a data column) standing in for the writer's schema-less DELETE_FLAG_COLUMN: one commit, the rows
     of MERGE's clauses in order, and hudi-rs reads the same rows."""
-    from pyhudi.writer import client
-    monkeypatch.setattr(client, "DELETE_FLAG_COLUMN", "_hoodie_is_deleted", raising=False)
+    from pyhudi.sqlext import dml
+    monkeypatch.setattr(dml, "DELETE_FLAG_COLUMN", "_hoodie_is_deleted")
     name, source = _name("merge_path"), _name("merge_path_src")
     path = tmp_path / "t"
     try:

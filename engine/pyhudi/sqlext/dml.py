@@ -14,6 +14,7 @@ from pyhudi import config as C
 from pyhudi.errors import SqlError
 from pyhudi.sqlext import catalog, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
+from pyhudi.client import DELETE_FLAG_COLUMN
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
 INSERT_INTO_OPERATION = "hoodie.spark.sql.insert.into.operation"
@@ -252,28 +253,8 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
     joined = spark.sql(f"SELECT {', '.join(select)} FROM `{source_view}` AS `{source_alias}` "
                        f"LEFT JOIN `{target_view}` AS `{target_alias}` ON {on}")
     delete_ids = [i for i, (_, action, _) in enumerate(branches) if action == "delete"]
-    flag = _delete_flag_column()
-    if flag is not None:   # Hudi's MERGE INTO: updates, deletes and inserts in one upsert, one commit
-        rows = joined.filter(F.col("_pyhudi_clause") >= 0) \
-            .withColumn(flag, F.col("_pyhudi_clause").isin(delete_ids)).drop("_pyhudi_clause")
-        write_rows(spark, entry, rows, "upsert")
-        return
-    upsert_ids = [i for i, (_, action, _) in enumerate(branches) if action != "delete"]
-    joined = joined.persist()
-    try:   # a writer without per-row delete flags: upsert, then delete (two commits)
-        if upsert_ids:
-            write_rows(spark, entry, joined.filter(F.col("_pyhudi_clause").isin(upsert_ids))
-                       .drop("_pyhudi_clause"), "upsert")
-        if delete_ids:
-            deletes = joined.filter(F.col("_pyhudi_clause").isin(delete_ids)).drop("_pyhudi_clause")
-            if deletes.limit(1).count():
-                write_rows(spark, entry, deletes, "delete")
-    finally:
-        joined.unpersist()
-
-
-def _delete_flag_column() -> str | None:
-    """The writer's per-row delete flag column (true: the row deletes its key; not part of the table schema),
-    when the writer has one."""
-    from pyhudi.writer import client
-    return getattr(client, "DELETE_FLAG_COLUMN", None)
+    # Hudi's MERGE INTO: updates, deletes and inserts in one upsert, one commit; the writer's per-row delete flag
+    # marks the rows of DELETE clauses (it is not part of the table schema)
+    rows = joined.filter(F.col("_pyhudi_clause") >= 0) \
+        .withColumn(DELETE_FLAG_COLUMN, F.col("_pyhudi_clause").isin(delete_ids)).drop("_pyhudi_clause")
+    write_rows(spark, entry, rows, "upsert")
