@@ -144,9 +144,10 @@ def test_restore_interrupted_mid_rollback_is_finished_by_the_next_writer(spark, 
     from pyhudi.services import rollback as rollback_module
 
     path = tmp_path / "mor"
-    opts = _options("restore_crash", "MERGE_ON_READ")
+    opts = {**_options("restore_crash", "MERGE_ON_READ"), "hoodie.parquet.small.file.limit": "0"}  # updates: logs
     pyhudi.write(_df(spark, [(1, "a", 1, "p1"), (2, "b", 1, "p2")]), path, opts)
     saved = pyhudi.create_savepoint(spark, path)
+    at_savepoint = set(_data_files(path))
     pyhudi.write(_df(spark, [(1, "c", 2, "p1"), (3, "d", 2, "p1")]), path, opts)      # log files of a delta commit
     pyhudi.write(_df(spark, [(2, "e", 3, "p2"), (4, "f", 3, "p2")]), path, opts)
 
@@ -158,8 +159,12 @@ def test_restore_interrupted_mid_rollback_is_finished_by_the_next_writer(spark, 
     with pytest.raises(_Crash):
         pyhudi.restore_to_savepoint(spark, path, saved)
     monkeypatch.undo()
-    pyhudi.write(_df(spark, [(5, "g", 4, "p1")]), path, opts)       # the next writer finishes the restore first
+    last = str(pyhudi.write(_df(spark, [(5, "g", 4, "p1")]), path, opts))   # it finishes the restore first
     assert _state(spark, path) == [(1, "a"), (2, "b"), (5, "g")]
+    # every file of the rolled-back commits is gone (their log files too, which no file name ties to them)
+    table = HudiTable.load(str(path))
+    stats = table.timeline().read_metadata(table.timeline().find(last))["partitionToWriteStats"]
+    assert set(_data_files(path)) == at_savepoint | {s["path"] for ss in stats.values() for s in ss}
     assert_same_rows_as_hudi_rs(spark, path, 3)
     assert leftovers(str(path)) == CLEAN
     timeline = HudiTable.load(str(path)).timeline()
