@@ -20,7 +20,6 @@ Which pending writes are failed writes to roll back is the transaction layer's p
 from __future__ import annotations
 
 import time
-from typing import Mapping
 
 from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.markers import create_marker, delete_markers, marked_files
@@ -35,11 +34,6 @@ from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, M
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
                              new_instant_time, normalize_instant_argument)
 
-# Transitional, for services/compaction.py and transaction/write_transaction.py (pyhudi.transaction.failed_writes
-# and pyhudi.config declare them).
-FAILED_WRITES_KEY = "hoodie.cleaner.policy.failed.writes"
-OCC = "optimistic_concurrency_control"
-CONCURRENCY_KEY = "hoodie.write.concurrency.mode"
 # Actions a restore rolls back (Hudi's write timeline).
 RESTORABLE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION)
 
@@ -156,16 +150,6 @@ def _run_restore(table: HudiTable, commit: ServiceInstantCommit, plan: dict) -> 
                 "restoreInstantInfo": plan["instantsToRollback"], "extraMetadata": None}
     commit.complete_with(avro.RESTORE_METADATA, metadata)
     return metadata
-
-
-# --- failed writes --------------------------------------------------------------------------------------------
-def rollback_failed_writes(table: HudiTable, options: Mapping[str, str] | None = None,
-                           exclude: set[str] | None = None) -> list[str]:
-    """Transitional, for transaction/write_transaction.py and services/compaction.py until they import it from
-    pyhudi.transaction.failed_writes (the failed-write policy is the transaction layer's): then delete this."""
-    from pyhudi.transaction.failed_writes import rollback_failed_writes as policy
-
-    return policy(table, options, exclude)
 
 
 def finish_pending_rollbacks(table: HudiTable) -> None:
