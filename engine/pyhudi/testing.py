@@ -12,7 +12,7 @@ PYHUDI_FAIL_FIRST_ATTEMPT_LOG naming a file, each injected failure appends a lin
 Points (see the README): write.after_requested, write.after_inflight, write.executor.after_file,
 write.before_complete, write.after_complete, compaction.after_inflight, compaction.before_commit,
 rollback.after_plan, rollback.after_instant_deleted, rollback.before_complete, restore.after_first_rollback,
-savepoint.after_inflight, occ.holding_lock. Task failure points: write.executor.after_file.
+savepoint.after_inflight, clean.after_inflight, clean.before_complete, occ.holding_lock. Task failure points: write.executor.after_file.
 """
 
 from __future__ import annotations

@@ -2,13 +2,17 @@
 
 Shared by the fault matrix and the model-based test. A stray file is a data file no completed instant's write
 stats name (a leftover of an undone write); a missing file is one a completed instant wrote that is gone though no
-completed clean deleted it.
+completed clean deleted it and no pending clean plan names it (a clean that crashed after deleting files is finished
+by the next clean, as in Hudi).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import posixpath
+
+from pyhudi.actions.timeline_metadata import read_cleaner_plan
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.services.archive import read_archived_entries
 from pyhudi.services.clean import read_clean_metadata
@@ -42,6 +46,11 @@ def referenced(table: HudiTable) -> tuple[set[str], set[str]]:
     for meta in cleans:
         for partition, info in (meta.get("partitionMetadata") or {}).items():
             cleaned.update(f"{partition}/{name}" if partition else name for name in info.get("successDeleteFiles", []))
+    for instant in timeline.pending(["clean"]):
+        plan = read_cleaner_plan(table.storage, instant.time)
+        for partition, files in (plan.get("filePathsToBeDeletedPerPartition") or {}).items():
+            cleaned.update(posixpath.join(partition, posixpath.basename(f["filePath"])) if partition
+                           else posixpath.basename(f["filePath"]) for f in files if f.get("filePath"))
     return written, cleaned
 
 

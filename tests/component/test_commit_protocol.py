@@ -206,7 +206,7 @@ def test_compaction_beside_a_live_write_leaves_it_alone(spark, tmp_path, monkeyp
 
 
 def test_single_writer_complete_checks_its_instant_still_exists(spark, tmp_path, monkeypatch):
-    from pyhudi.services.rollback import rollback_failed_writes
+    from pyhudi.transaction.failed_writes import rollback_failed_writes
 
     path = tmp_path / "t"
     options = _options("gone")
