@@ -25,7 +25,7 @@ import json
 import re
 import struct
 from pyhudi import config as C
-from pyhudi.errors import ConfigError, CorruptFileError
+from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.log_block import LOG_BLOCK_VERSION, BlockType, LogBlock, encode_metadata
 from pyhudi.file_group.log_file import DEFAULT_WRITE_TOKEN, read_log_bytes, write_log_file
 from pyhudi.actions import avro_metadata as avro
@@ -121,22 +121,8 @@ _ENTRY_SCHEMA_JSON = json.dumps(ARCHIVED_META_ENTRY_SCHEMA, separators=(",", ":"
 # --- options ------------------------------------------------------------------------------------------------
 def keep_commits(cfg: C.HoodieConfig) -> tuple[int, int]:
     """(hoodie.keep.min.commits, hoodie.keep.max.commits), checked as HoodieWriteConfig does."""
-    check_archival_options(cfg)
+    C.check_archival_options(cfg)
     return cfg.get(C.KEEP_MIN_COMMITS), cfg.get(C.KEEP_MAX_COMMITS)
-
-
-def check_archival_options(cfg: C.HoodieConfig) -> None:
-    """Hudi's rules: max > min, and min > hoodie.cleaner.commits.retained (else archiving would drop commits
-    the cleaner still retains, and incremental pulls would miss data)."""
-    low, high = cfg.get(C.KEEP_MIN_COMMITS), cfg.get(C.KEEP_MAX_COMMITS)
-    retained = cfg.get(C.CLEANER_COMMITS_RETAINED)
-    if high <= low:
-        raise ConfigError(f"Increase {C.KEEP_MAX_COMMITS.key}={high} to be greater than {C.KEEP_MIN_COMMITS.key}="
-                          f"{low} (defaults 30 and 20).")
-    if low <= retained:
-        raise ConfigError(f"Increase {C.KEEP_MIN_COMMITS.key}={low} to be greater than "
-                          f"{C.CLEANER_COMMITS_RETAINED.key}={retained}, or lower {C.CLEANER_COMMITS_RETAINED.key}. "
-                          "Otherwise, there is risk of incremental pull missing data from few instants.")
 
 
 # --- public API ---------------------------------------------------------------------------------------------
@@ -144,7 +130,7 @@ def archive(spark, path, options: dict | None = None) -> list[str]:
     """Archive what is due now (with hoodie.keep.min.commits / hoodie.keep.max.commits and the cleaner options);
     returns the archived instant times, oldest first."""
     cfg = C.HoodieConfig(options or {})
-    check_archival_options(cfg)
+    C.check_archival_options(cfg)
     table = HudiTable.load(str(path))
     return _archive(table, table.timeline(), cfg)
 
@@ -403,4 +389,4 @@ def _decode_block(data: bytes, block: LogBlock, where: str) -> list[dict]:
 
 
 __all__ = ["archive", "archive_if_due", "archived_instants", "read_archived_entries", "instants_to_archive",
-           "check_archival_options", "ARCHIVED_META_ENTRY_SCHEMA"]
+           "ARCHIVED_META_ENTRY_SCHEMA"]
