@@ -247,14 +247,21 @@ def _column_comment(spark: SparkSession, text: str, action: exp.AlterColumn) -> 
     return spark.sql(text)
 
 
+def _named_table(resolver, rest: str):
+    """(parsed statement, Hudi catalog entry or None) for a table name with an optional PARTITION clause: the same
+    shape TRUNCATE TABLE has, which sqlglot parses."""
+    import sqlglot
+    parsed = sqlglot.parse_one(f"TRUNCATE TABLE {rest}", read="spark")
+    return parsed, resolver.hudi_entry(parsed.expressions[0])
+
+
 def _command(spark: SparkSession, resolver, text: str) -> DataFrame | None:
     """Statements sqlglot keeps as text: SHOW PARTITIONS, SHOW TBLPROPERTIES and ALTER TABLE ... UNSET
     TBLPROPERTIES."""
     import sqlglot
     props = _SHOW_PROPERTIES.match(text)
     if props:
-        parsed = sqlglot.parse_one(f"TRUNCATE TABLE {props['table']}", read="spark")
-        entry = resolver.hudi_entry(parsed.expressions[0])
+        _, entry = _named_table(resolver, props["table"])
         if entry is None:
             return None
         key = props["key"]
@@ -263,9 +270,7 @@ def _command(spark: SparkSession, resolver, text: str) -> DataFrame | None:
         return describe.show_properties(spark, entry, key)
     show = _SHOW_PARTITIONS.match(text)
     if show:
-        # the same name and PARTITION clause as TRUNCATE TABLE has, which sqlglot parses
-        parsed = sqlglot.parse_one(f"TRUNCATE TABLE {show['rest']}", read="spark")
-        entry = resolver.hudi_entry(parsed.expressions[0])
+        parsed, entry = _named_table(resolver, show["rest"])
         if entry is None:
             return None
         partition = parsed.args.get("partition")
