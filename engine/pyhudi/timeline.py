@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import Enum
@@ -152,11 +153,48 @@ def normalize_instant_argument(value: str) -> str:
 
 
 # --- the timeline -----------------------------------------------------------------------------------------
+class _MetadataCache:
+    """Parsed commit metadata shared by every Timeline of this process, keyed by (table, instant file) and checked
+    against the file's (size, mtime) from the listing that found it: completed instant files are written once,
+    so a later timeline of the same table reads each commit's JSON only once (a file rewritten in place has
+    another stamp and is read again). Bounded LRU."""
+
+    def __init__(self, limit: int = 8192):
+        self.limit = limit
+        self._entries: OrderedDict[tuple[str, str], tuple[tuple, dict]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.reads = 0   # metadata files read from storage (for tests)
+
+    def get(self, key: tuple[str, str], stamp: tuple) -> dict | None:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None or hit[0] != stamp:
+                return None
+            self._entries.move_to_end(key)
+            return hit[1]
+
+    def put(self, key: tuple[str, str], stamp: tuple, metadata: dict) -> None:
+        with self._lock:
+            self._entries[key] = (stamp, metadata)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+METADATA_CACHE = _MetadataCache()
+
+
 class Timeline:
     """A snapshot of `.hoodie/`: every instant in its latest state, sorted by time."""
 
-    def __init__(self, storage: Storage, instants: Iterable[Instant]):
+    def __init__(self, storage: Storage, instants: Iterable[Instant], stamps: dict[str, tuple] | None = None):
         self.storage = storage
+        # file name -> (size, mtime_ns) from the listing (Timeline.load): lets read_metadata use METADATA_CACHE
+        self.stamps = stamps or {}
         latest: dict[tuple[str, str], Instant] = {}
         for instant in instants:
             # A completed compaction appears as `<t>.commit` next to `<t>.compaction.requested/inflight`.
@@ -174,11 +212,18 @@ class Timeline:
     @classmethod
     def load(cls, storage: Storage) -> "Timeline":
         instants = []
+        stamps = {}
         for info in storage.list_files(METAFOLDER):
             instant = parse_instant_file_name(info.base_name)
             if instant is not None:
                 instants.append(instant)
-        return cls(storage, instants)
+                stamps[info.base_name] = (info.size, info.mtime_ns)
+        return cls(storage, instants, stamps)
+
+    @property
+    def fingerprint(self) -> frozenset:
+        """What this snapshot holds: every instant in its latest state (two equal fingerprints: same timeline)."""
+        return frozenset(self.instants)
 
     # --- filters ------------------------------------------------------------------------------------------
     def completed(self, actions: Iterable[str] | None = None) -> list[Instant]:
@@ -214,10 +259,20 @@ class Timeline:
         """Commit metadata JSON of a completed write instant (empty dict for empty files), read once per
         timeline snapshot. A file that is not a JSON object of Hudi's shape raises CorruptFileError."""
         cached = self._metadata.get(instant)
+        if cached is not None:
+            return cached
+        name = instant.file_name
+        stamp = self.stamps.get(name)
+        key = (self.storage.base_uri, name)
+        if stamp is not None:
+            cached = METADATA_CACHE.get(key, stamp)
         if cached is None:
-            cached = self._metadata[instant] = parse_commit_metadata(
-                self.storage.read_bytes(f"{METAFOLDER}/{instant.file_name}"),
-                f"{self.storage.base_uri}/{METAFOLDER}/{instant.file_name}")
+            METADATA_CACHE.reads += 1
+            cached = parse_commit_metadata(self.storage.read_bytes(f"{METAFOLDER}/{name}"),
+                                           f"{self.storage.base_uri}/{METAFOLDER}/{name}")
+            if stamp is not None and instant.is_completed:
+                METADATA_CACHE.put(key, stamp, cached)
+        self._metadata[instant] = cached
         return cached
 
 

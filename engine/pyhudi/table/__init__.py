@@ -1,0 +1,148 @@
+"""A Hudi table on storage: its properties (`.hoodie/hoodie.properties`), timeline and file-system view.
+
+A process keeps what it learned about a table warm between actions (Hudi's timeline server keeps such a view):
+hoodie.properties is parsed again only when the file changed (size, mtime), commit metadata is read once per
+instant file (timeline.METADATA_CACHE), and the table's file listing is brought up to date from the instants
+completed since the last look, listing only the partitions they touched (table/listing.py). Every
+`timeline()` still lists `.hoodie/`, so what other writers did is always seen.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from datetime import datetime, timezone
+from typing import Mapping
+
+import pyarrow.fs as pafs
+
+from pyhudi.errors import NotAHudiTableError, UnsupportedTableVersionError
+from pyhudi.file_group.naming import PARTITION_METAFILE
+from pyhudi.storage import Storage
+from pyhudi.timeline import METAFOLDER, Timeline
+
+from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_FILE,  # noqa: F401 (re-exports)
+                                     SUPPORTED_TABLE_VERSIONS, TableProperties, dump_properties, load_properties,
+                                     read_table_properties, table_checksum)
+
+
+# --- the table --------------------------------------------------------------------------------------------
+def check_table_folder(storage: Storage) -> None:
+    """A table path must be a folder (or not exist yet): a regular file there is a wrong path, not a table."""
+    if storage.fs.get_file_info(storage.full("")).type == pafs.FileType.File:
+        raise NotAHudiTableError(f"{storage.base_uri} is a file, not a Hudi table folder; check the path (a table "
+                                 "path names the folder that holds .hoodie/)")
+
+
+# --- the table --------------------------------------------------------------------------------------------
+class HudiTable:
+    """An existing Hudi table. `HudiTable.load(path)` fails clearly on anything that is not one."""
+
+    def __init__(self, storage: Storage, properties: TableProperties):
+        self.storage = storage
+        self.properties = properties
+
+    @classmethod
+    def load(cls, path: str) -> "HudiTable":
+        storage = path if isinstance(path, Storage) else Storage(str(path))
+        info = storage.fs.get_file_info(storage.full(PROPERTIES_FILE))
+        if info.type != pafs.FileType.File:
+            check_table_folder(storage)
+            raise NotAHudiTableError(
+                f"{storage.base_uri} is not a Hudi table: {PROPERTIES_FILE} is missing. Write to it with "
+                "pyhudi.write(...) (or CREATE TABLE ... USING hudi) first, or check the path.")
+        props = _PROPERTIES_CACHE.get(storage, (info.size, info.mtime_ns))
+        version = props.version
+        if version not in SUPPORTED_TABLE_VERSIONS:
+            raise UnsupportedTableVersionError(
+                f"table {props.name or storage.base_uri} has hoodie.table.version={version or '?'}; pyhudi reads "
+                f"and writes table versions {', '.join(SUPPORTED_TABLE_VERSIONS)} (timeline layout 1). Downgrade "
+                "it with Hudi's `downgrade` CLI command to version 6, or read it with Hudi 1.x.")
+        return cls(storage, props)
+
+    @staticmethod
+    def exists(path: str) -> bool:
+        storage = Storage(str(path))
+        if storage.exists(PROPERTIES_FILE):
+            return True
+        check_table_folder(storage)
+        return False
+
+    @classmethod
+    def create(cls, path: str, values: Mapping[str, str]) -> "HudiTable":
+        storage = Storage(str(path))
+        check_table_folder(storage)
+        props = dict(values)
+        props.setdefault("hoodie.table.version", "6")
+        props.setdefault("hoodie.timeline.layout.version", "1")
+        props.setdefault("hoodie.archivelog.folder", "archived")
+        props.setdefault("hoodie.table.type", COPY_ON_WRITE)
+        props.setdefault("hoodie.database.name", "default")
+        props["hoodie.table.checksum"] = str(table_checksum(props.get("hoodie.database.name"),
+                                                             props["hoodie.table.name"]))
+        storage.makedirs(f"{METAFOLDER}/archived")
+        storage.makedirs(f"{METAFOLDER}/.temp")
+        storage.makedirs(f"{METAFOLDER}/.aux")
+        storage.write_bytes(PROPERTIES_FILE, dump_properties(props))
+        return cls(storage, TableProperties(props))
+
+    @property
+    def name(self) -> str:
+        return self.properties.name or self.storage.base_path.rsplit("/", 1)[-1]
+
+    def timeline(self) -> Timeline:
+        return Timeline.load(self.storage)
+
+    def view(self, as_of: str | None = None, timeline: Timeline | None = None) -> "FileSystemView":
+        return FileSystemView(self, timeline or self.timeline(), as_of)
+
+    def latest_avro_schema(self, timeline: Timeline | None = None) -> dict | None:
+        """Writer schema (Avro JSON, no meta columns) of the latest completed write, else the create schema."""
+        timeline = timeline or self.timeline()
+        for instant in reversed(timeline.completed_writes()):
+            schema = timeline.read_metadata(instant).get("extraMetadata", {}).get("schema")
+            if schema:
+                return json.loads(schema)
+        create = self.properties.get("hoodie.table.create.schema")
+        return json.loads(create) if create else None
+
+
+class _PropertiesCache:
+    """Parsed hoodie.properties per table, reused while the file's (size, mtime) stay the same."""
+
+    def __init__(self, limit: int = 256):
+        self.limit = limit
+        self._entries: OrderedDict[str, tuple[tuple, dict]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, storage: Storage, stamp: tuple) -> TableProperties:
+        with self._lock:
+            hit = self._entries.get(storage.base_uri)
+        if hit is None or hit[0] != stamp or stamp[1] is None:
+            values = read_table_properties(storage).values
+            hit = (stamp, values)
+            with self._lock:
+                self._entries[storage.base_uri] = hit
+                while len(self._entries) > self.limit:
+                    self._entries.popitem(last=False)
+        return TableProperties(dict(hit[1]))    # a copy: callers may change their TableProperties
+
+
+_PROPERTIES_CACHE = _PropertiesCache()
+
+
+def write_partition_metadata(storage: Storage, partition_path: str, instant_time: str) -> None:
+    """`.hoodie_partition_metadata` marks a folder as a partition (written once, by the first writer)."""
+    relative = f"{partition_path}/{PARTITION_METAFILE}" if partition_path else PARTITION_METAFILE
+    if storage.exists(relative):
+        return
+    depth = len([p for p in partition_path.split("/") if p]) if partition_path else 0
+    text = (f"#partition metadata\n#{datetime.now(timezone.utc).strftime('%a %b %d %H:%M:%S UTC %Y')}\n"
+            f"commitTime={instant_time}\npartitionDepth={depth}\n")
+    storage.create_if_absent(relative, text.encode("utf-8"))
+
+
+
+
+from pyhudi.table.view import FileSystemView  # noqa: E402,F401 (the view needs HudiTable only for typing)

@@ -1,0 +1,226 @@
+"""hoodie.properties: java.util.Properties text (Hudi writes it with Java's Properties.store), its typed view
+and the checked read every table load starts with."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Mapping
+
+from pyhudi.errors import CorruptFileError
+from pyhudi.storage import Storage
+from pyhudi.timeline import METAFOLDER
+
+PROPERTIES_FILE = f"{METAFOLDER}/hoodie.properties"
+SUPPORTED_TABLE_VERSIONS = ("5", "6")
+
+COPY_ON_WRITE = "COPY_ON_WRITE"
+MERGE_ON_READ = "MERGE_ON_READ"
+
+
+# --- java.util.Properties text format ---------------------------------------------------------------------
+def _escape(text: str, is_key: bool) -> str:
+    out = []
+    for index, char in enumerate(text):
+        if char in "\\:=#!" or (char == " " and (is_key or index == 0)):
+            out.append("\\" + char)
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif ord(char) > 0xFFFF:  # Java strings are UTF-16: escape both surrogates
+            high, low = divmod(ord(char) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
+        elif ord(char) > 126 or ord(char) < 32:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def dump_properties(props: Mapping[str, str], comment: str | None = None) -> bytes:
+    now = datetime.now(timezone.utc)
+    lines = [f"#{comment}" if comment else "#Properties saved on " + now.isoformat().replace("+00:00", "Z"),
+             "#" + now.strftime("%a %b %d %H:%M:%S UTC %Y")]
+    lines += [f"{_escape(k, True)}={_escape(str(v), False)}" for k, v in sorted(props.items())]
+    return ("\n".join(lines) + "\n").encode("latin-1", errors="backslashreplace")
+
+
+def load_properties(text: str) -> dict[str, str]:
+    """Parse java.util.Properties text (comments, continuations, escapes, `=`/`:` separators)."""
+    logical: list[str] = []
+    pending = ""
+    for raw in text.splitlines():
+        line = raw.lstrip() if not pending else raw.lstrip()
+        if not pending and (not line or line[0] in "#!"):
+            continue
+        backslashes = len(line) - len(line.rstrip("\\"))
+        if backslashes % 2 == 1:
+            pending += line[:-1]
+            continue
+        logical.append(pending + line)
+        pending = ""
+    if pending:
+        logical.append(pending)
+    props = {}
+    for line in logical:
+        key, value = _split_property(line)
+        props[key] = value
+    return props
+
+
+def _split_property(line: str) -> tuple[str, str]:
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char in "=: \t":
+            break
+        index += 1
+    key = line[:index]
+    rest = line[index:].lstrip(" \t")
+    if rest[:1] in ("=", ":"):
+        rest = rest[1:].lstrip(" \t")
+    return _unescape(key), _unescape(rest)
+
+
+def _unescape(text: str) -> str:
+    out = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and index + 1 < len(text):
+            nxt = text[index + 1]
+            if nxt == "u":
+                digits = text[index + 2:index + 6]
+                if len(digits) < 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                    raise ValueError(f"malformed \\uxxxx escape {text[index:index + 6]!r}")
+                out.append(chr(int(digits, 16)))
+                index += 6
+                continue
+            out.append({"n": "\n", "t": "\t", "r": "\r", "f": "\f"}.get(nxt, nxt))
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+
+
+def table_checksum(database: str | None, table: str) -> int:
+    """Hudi's hoodie.table.checksum: CRC32 of "<database>.<table>" (just the table when no database)."""
+    name = f"{database}.{table}" if database else table
+    return zlib.crc32(name.encode("utf-8"))
+
+
+@dataclass
+class TableProperties:
+    """Typed view of hoodie.properties."""
+
+    values: dict[str, str]
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
+
+    @property
+    def name(self) -> str:
+        return self.values.get("hoodie.table.name", "")
+
+    @property
+    def table_type(self) -> str:
+        return self.values.get("hoodie.table.type", COPY_ON_WRITE)
+
+    @property
+    def is_mor(self) -> bool:
+        return self.table_type == MERGE_ON_READ
+
+    @property
+    def version(self) -> str:
+        return self.values.get("hoodie.table.version", "")
+
+    @property
+    def record_key_fields(self) -> list[str]:
+        return _split_fields(self.values.get("hoodie.table.recordkey.fields"))
+
+    @property
+    def partition_fields(self) -> list[str]:
+        return _split_fields(self.values.get("hoodie.table.partition.fields"))
+
+    @property
+    def precombine_field(self) -> str | None:
+        return self.values.get("hoodie.table.precombine.field") or None
+
+    @property
+    def keygen_class(self) -> str | None:
+        return self.values.get("hoodie.table.keygenerator.class") or None
+
+    @property
+    def hive_style(self) -> bool:
+        return self.values.get("hoodie.datasource.write.hive_style_partitioning", "false").lower() == "true"
+
+    @property
+    def url_encode(self) -> bool:
+        return self.values.get("hoodie.datasource.write.partitionpath.urlencode", "false").lower() == "true"
+
+    @property
+    def populate_meta_fields(self) -> bool:
+        return self.values.get("hoodie.populate.meta.fields", "true").lower() == "true"
+
+    @property
+    def drop_partition_columns(self) -> bool:
+        return self.values.get("hoodie.datasource.write.drop.partition.columns", "false").lower() == "true"
+
+    def write_options(self) -> dict[str, str]:
+        """The table's identity expressed as datasource write options (what every writer must agree on)."""
+        options = {
+            "hoodie.table.name": self.name,
+            "hoodie.datasource.write.table.type": self.table_type,
+            "hoodie.datasource.write.recordkey.field": ",".join(self.record_key_fields),
+            "hoodie.datasource.write.partitionpath.field": ",".join(self.partition_fields),
+            "hoodie.datasource.write.hive_style_partitioning": str(self.hive_style).lower(),
+            "hoodie.datasource.write.partitionpath.urlencode": str(self.url_encode).lower(),
+        }
+        if self.precombine_field:
+            options["hoodie.datasource.write.precombine.field"] = self.precombine_field
+        if self.keygen_class:
+            options["hoodie.datasource.write.keygenerator.class"] = self.keygen_class
+        options.update({k: v for k, v in self.values.items() if k.startswith("hoodie.keygen.")})
+        # A BUCKET table's index settings (pyhudi.index.BUCKET_TABLE_KEYS): writers must hash keys alike.
+        options.update({k: v for k, v in self.values.items()
+                        if k in ("hoodie.index.type", "hoodie.index.bucket.engine", "hoodie.bucket.index.num.buckets",
+                                 "hoodie.bucket.index.hash.field")})
+        return options
+
+
+def _split_fields(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def read_table_properties(storage: Storage) -> TableProperties:
+    """hoodie.properties, checked: decodable text, well-formed escapes, the keys every Hudi table has."""
+    where = f"{storage.base_uri}/{PROPERTIES_FILE}"
+    fix = "restore it from a backup (Hudi keeps .hoodie/hoodie.properties.backup while it updates the file)"
+    data = storage.read_bytes(PROPERTIES_FILE)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(
+            f"{where} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); Hudi writes it as "
+            f"ASCII with \\uXXXX escapes. Fix that value or {fix}.") from None
+    try:
+        values = load_properties(text)
+    except ValueError as exc:
+        raise CorruptFileError(f"{where} cannot be parsed as java.util.Properties ({exc}); fix the line or "
+                               f"{fix}.") from None
+    missing = [k for k in ("hoodie.table.name", "hoodie.table.version") if not values.get(k)]
+    if missing:
+        raise CorruptFileError(f"{where} is incomplete or damaged: {', '.join(missing)} missing; {fix}.")
+    table_type = values.get("hoodie.table.type", COPY_ON_WRITE)
+    if table_type not in (COPY_ON_WRITE, MERGE_ON_READ):
+        raise CorruptFileError(f"{where} has hoodie.table.type={table_type!r}, which is neither {COPY_ON_WRITE} nor "
+                               f"{MERGE_ON_READ}; fix the value or {fix}.")
+    return TableProperties(values)
+
+
