@@ -85,12 +85,7 @@ CI_CASES = {
 TASK_FAILURE_ACTIONS = {"write.executor.after_file": ["upsert", "insert", "bulk_insert", "delete", "insert_overwrite"]}
 CI_TASK_FAILURES = {("MERGE_ON_READ", "upsert", "write.executor.after_file")}
 # (table type, action, point) -> why the case fails today (engine bug, reported; remove when fixed)
-KNOWN_BROKEN: dict[tuple[str, str, str], str] = {
-    (table_type, "bulk_insert", "write.executor.after_file"):
-        "found by the long run on 2026-11-23: the bulk_insert write completes ('done') instead of crashing at the "
-        "executor point, so its crash path is untested; to investigate (does bulk_insert's task still pass the point?)"
-    for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ")
-}
+KNOWN_BROKEN: dict[tuple[str, str, str], str] = {}
 # (action, point) pairs that cannot happen: the action does not pass the point
 NOT_PASSED: dict[tuple[str, str], str] = {}
 

@@ -195,6 +195,7 @@ def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> 
         stamped = stamp_meta(table, ctx, name, partition_id)
         create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
         out = write_base_file(ctx.storage, relative, stamped, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+        crash_point("write.executor.after_file")
         task_failure_point("write.executor.after_file")
         stats.append((partition, file_id, out, "null", table.num_rows, 0, 0))
 
