@@ -89,6 +89,10 @@ class PyhudiConnectionWrapper(SparkConnectionWrapper):
         assert self._cursor is not None, "Cursor not available"
         return self._cursor.description
 
+    @property
+    def commits(self) -> list:
+        return self._cursor.commits if self._cursor is not None else []
+
     def fetchall(self):
         assert self._cursor is not None, "Cursor not available"
         return self._cursor.fetchall()
@@ -130,7 +134,32 @@ class PyhudiConnectionManager(SparkConnectionManager):
 
     @classmethod
     def get_response(cls, cursor: Any) -> AdapterResponse:
-        return AdapterResponse(_message="OK")
+        """OK, or for a statement that committed to Hudi tables: the commit (instant, operation) and Hudi's write
+        stats summed, as other adapters report rows affected (run_results.json `adapter_response`)."""
+        commits = list(getattr(cursor, "commits", None) or [])
+        if not commits:
+            return AdapterResponse(_message="OK")
+        from pyhudi.sqlext.commits import describe, summary
+        counts = summary(commits)
+        return PyhudiAdapterResponse(
+            _message=f"OK {describe(commits)}", code=counts["hudi_operations"][-1],
+            rows_affected=counts["rows_affected"], query_id=counts["hudi_instants"][-1],
+            hudi_instant=counts["hudi_instants"][-1], hudi_operation=counts["hudi_operations"][-1],
+            rows_inserted=counts["rows_inserted"], rows_updated=counts["rows_updated"],
+            rows_deleted=counts["rows_deleted"], files_written=counts["files_written"],
+            bytes_written=counts["bytes_written"])
+
+
+@dataclass
+class PyhudiAdapterResponse(AdapterResponse):
+    """What a statement committed to a Hudi table (the last commit when one statement made several)."""
+    hudi_instant: Optional[str] = None
+    hudi_operation: Optional[str] = None
+    rows_inserted: Optional[int] = None
+    rows_updated: Optional[int] = None
+    rows_deleted: Optional[int] = None
+    files_written: Optional[int] = None
+    bytes_written: Optional[int] = None
 
 
 def resolve_warehouse(warehouse: Optional[str], project_root: Optional[str], target_path: Optional[str]) -> str:

@@ -119,6 +119,15 @@ def run_sql(spark, sql: str):
     return sql_fn(spark, "/* pyhudi.options " + json.dumps(options) + " */\n" + text)
 
 
+def last_commits() -> list:
+    """The Hudi commits of this thread's last `pyhudi.sql` call ([] without the SQL layer)."""
+    try:
+        from pyhudi.sqlext.commits import last_commits as collected
+    except ImportError:
+        return []
+    return collected()
+
+
 def partition_columns(spark, schema: Optional[str], identifier: str) -> list:
     """A table's partition columns from the session catalog ([] for unknown tables and views)."""
     from pyhudi.sqlext import catalog
@@ -160,6 +169,7 @@ class Cursor:
         self._rows: Optional[list] = None
         self._complete = False
         self._pos = 0
+        self.commits: list = []   # the Hudi commits of the last statement (pyhudi.client.write.WriteResult)
 
     def execute(self, sql: str, bindings: Optional[Sequence[Any]] = None) -> None:
         sql = sql.strip()
@@ -167,8 +177,10 @@ class Cursor:
             sql = sql[:-1].rstrip()
         sql = bind(sql, bindings)
         self._df, self._rows, self._pos, self._complete = None, None, 0, False
+        self.commits = []
         try:
             self._df = run_sql(self._spark, sql)
+            self.commits = last_commits()
         except DbtRuntimeError:
             raise
         except Exception as exc:   # AnalysisException, PyHudiError, Py4J errors: dbt shows the message

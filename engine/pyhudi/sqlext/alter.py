@@ -24,7 +24,7 @@ from sqlglot import exp
 from pyhudi import config as C
 from pyhudi.errors import SqlError
 from pyhudi.keygen.pathcodec import escape_path_name, unescape_path_name
-from pyhudi.sqlext import catalog, describe
+from pyhudi.sqlext import catalog, commits, describe
 
 # Keys that restate what hoodie.properties fixes when the table is created (record key, partitioning, type).
 IDENTITY_KEYS = {"primarykey", "precombinefield", "type", "hoodie.datasource.write.recordkey.field",
@@ -123,7 +123,7 @@ def drop_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: ex
 def _delete_partitions(spark: SparkSession, entry: catalog.CatalogEntry, paths: list[str]) -> None:
     import pyhudi
     from pyhudi.sqlext.dml import table_write_options
-    pyhudi.delete_partitions(spark, entry.location, paths, table_write_options(spark, entry))
+    commits.record(pyhudi.delete_partitions(spark, entry.location, paths, table_write_options(spark, entry)))
 
 
 def truncate(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.TruncateTable) -> None:

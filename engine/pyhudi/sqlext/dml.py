@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from pyhudi import config as C
 from pyhudi.errors import SqlError
-from pyhudi.sqlext import catalog, settings
+from pyhudi.sqlext import catalog, commits, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
 from pyhudi.client import DELETE_FLAG_COLUMN
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
@@ -43,7 +43,9 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     options[C.OPERATION.key] = operation
     # SQL table columns are nullable (as in Hudi's catalog tables); a literal's NOT NULL must not reach the schema
     df = df.select(*[F.when(F.col(f"`{c}`").isNotNull(), F.col(f"`{c}`")).alias(c) for c in df.columns])
-    return pyhudi.write(df, entry.location, options)
+    result = pyhudi.write(df, entry.location, options)
+    commits.record(result)
+    return result
 
 
 def insert_operation(options: dict) -> str:
@@ -117,7 +119,7 @@ def _insert_overwrite(spark: SparkSession, entry: catalog.CatalogEntry, rows: Da
                        "SET hoodie.datasource.overwrite.mode=DYNAMIC; the table was not changed")
     if plan.static_partitions and rows.limit(1).count() == 0:
         # nothing to write: the named partition is emptied (Hudi replaces its file groups)
-        pyhudi.delete_partitions(spark, entry.location, list(plan.static_partitions), options)
+        commits.record(pyhudi.delete_partitions(spark, entry.location, list(plan.static_partitions), options))
         return
     write_rows(spark, entry, rows, plan.operation)
 

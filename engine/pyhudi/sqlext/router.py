@@ -16,7 +16,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from pyhudi.errors import SqlError
-from pyhudi.sqlext import alter, ddl, dml, settings
+from pyhudi.sqlext import alter, commits, ddl, dml, settings
 from pyhudi.sqlext.query import Resolver, has_hudi_reference, rewrite
 from pyhudi.sqlext.split import Statement, split_statements
 
@@ -29,7 +29,7 @@ def sql(spark: SparkSession, text: str, options: dict | None = None) -> DataFram
     `options` apply to every Hudi write of this call, over session settings and TBLPROPERTIES; a statement opened
     by `/* pyhudi.options {...} */` adds its own on top (pyhudi.sqlext.settings has the whole order)."""
     result = None
-    with settings.scoped(options):
+    with settings.scoped(options), commits.collecting():
         for statement in split_statements(text):
             with settings.scoped(statement.options):
                 result = run_statement(spark, statement)
