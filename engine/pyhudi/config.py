@@ -163,7 +163,8 @@ FAILED_WRITES_POLICY = _prop("hoodie.cleaner.policy.failed.writes", "EAGER", _up
                                  "those whose heartbeat expired.")
 HEARTBEAT_INTERVAL_MS = _prop("hoodie.client.heartbeat.interval_in_ms", 60000, _POSITIVE,
                               doc="Milliseconds between heartbeats; 0 would make every live writer look dead.")
-HEARTBEAT_TOLERABLE_MISSES = _prop("hoodie.client.heartbeat.tolerable.misses", 2, _POSITIVE)
+HEARTBEAT_TOLERABLE_MISSES = _prop("hoodie.client.heartbeat.tolerable.misses", 2, _POSITIVE,
+                                   doc="Missed heartbeats after which a pending write counts as failed (LAZY).")
 
 # Keys Hudi defines that pyhudi accepts but has no behaviour for (no warning: they are legitimate Hudi keys).
 _ACCEPTED_WITHOUT_EFFECT = {
@@ -262,6 +263,17 @@ def _parse(prop: ConfigProperty, text: str) -> Any:
     if prop.choices is not None and value not in prop.choices:
         raise ConfigError(f"option {prop.key}={text!r} is not one of {', '.join(prop.choices)}")
     return value
+
+
+def option(options: Mapping[str, Any] | HoodieConfig | None, prop: ConfigProperty) -> Any:
+    """One typed option (aliases resolved; Hudi's default when absent or empty; ConfigError naming the key when
+    bad) without parsing the others: for services that read a few keys of options validated elsewhere."""
+    if isinstance(options, HoodieConfig):
+        return options.get(prop)
+    text = normalize_options(options).get(prop.key)
+    if text is None or not str(text).strip():
+        return prop.default
+    return _parse(prop, text)
 
 
 def check_archival_options(cfg: HoodieConfig) -> None:

@@ -12,17 +12,18 @@ import threading
 import time
 from typing import Mapping
 
+from pyhudi import config as C
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
 
 HEARTBEAT_FOLDER = f"{METAFOLDER}/.heartbeat"
-INTERVAL_KEY = "hoodie.client.heartbeat.interval_in_ms"      # Hudi default 60000
-TOLERABLE_MISSES_KEY = "hoodie.client.heartbeat.tolerable.misses"  # Hudi default 2
+INTERVAL_KEY = C.HEARTBEAT_INTERVAL_MS.key               # Hudi default 60000
+TOLERABLE_MISSES_KEY = C.HEARTBEAT_TOLERABLE_MISSES.key  # Hudi default 2
 
 
-def heartbeat_settings(options: Mapping[str, str] | None) -> tuple[int, int]:
-    options = options or {}
-    return int(options.get(INTERVAL_KEY) or 60_000), int(options.get(TOLERABLE_MISSES_KEY) or 2)
+def heartbeat_settings(options: Mapping[str, str] | C.HoodieConfig | None) -> tuple[int, int]:
+    """(interval in ms, tolerable misses) from the typed config: a bad value raises ConfigError naming the key."""
+    return C.option(options, C.HEARTBEAT_INTERVAL_MS), C.option(options, C.HEARTBEAT_TOLERABLE_MISSES)
 
 
 def heartbeat_path(instant_time: str) -> str:
