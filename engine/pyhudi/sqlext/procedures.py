@@ -145,6 +145,31 @@ def _show_compaction(spark, args):
     return _compactions(_path(spark, args), limit=int(args["limit"]))
 
 
+_CLUSTERING_OUT = _schema(("timestamp", _S), ("input_group_size", _I), ("state", _S), ("involved_partitions", _S))
+
+
+@procedure("run_clustering", [Param("table"), Param("path"), Param("predicate"), Param("order"),
+                              Param("show_involved_partition", default=False, kind="bool"), Param("op"),
+                              Param("order_strategy"), Param("options"), Param("instants"),
+                              Param("selected_partitions")], _CLUSTERING_OUT)
+def _run_clustering(spark, args):
+    """Schedule and/or execute clustering (op: schedule, execute, scheduleAndExecute; default scheduleAndExecute,
+    or execute with `instants`), sorted by `order`; `predicate` (partition columns only) or `selected_partitions`
+    choose the partitions."""
+    from pyhudi.sqlext import clustering_call
+    path, settings = _target(spark, args)
+    return clustering_call.run_clustering(spark, path, settings, args)
+
+
+@procedure("show_clustering", [Param("table"), Param("path"), Param("limit", default=20),
+                               Param("show_involved_partition", default=False, kind="bool")], _CLUSTERING_OUT)
+def _show_clustering(spark, args):
+    """Clustering instants (replacecommits holding a clustering plan, any state), newest first."""
+    from pyhudi.sqlext import clustering_call
+    return clustering_call.clustering_rows(_path(spark, args), bool(args["show_involved_partition"]),
+                                           limit=int(args["limit"]))
+
+
 _COMMITS_OUT = _schema(("commit_time", _S), ("action", _S), ("total_bytes_written", _L),
                        ("total_files_added", _L), ("total_files_updated", _L), ("total_partitions_written", _L),
                        ("total_records_written", _L), ("total_update_records_written", _L), ("total_errors", _L))

@@ -30,6 +30,23 @@
 {% endmacro %}
 
 
+{#-- CALL run_clustering(table => ..., op => ..., order => ..., predicate => ..., selected_partitions => ...,
+                         order_strategy => ..., options => ..., instants => ..., show_involved_partition => ...) --#}
+{% macro cluster(table=none, op=none, path=none, order=none, predicate=none) %}
+  {%- set args = {'table': table, 'path': path, 'op': op, 'order': order, 'predicate': predicate} -%}
+  {%- do args.update(kwargs) -%}
+  {%- do pyhudi_call('run_clustering', args) -%}
+{% endmacro %}
+
+
+{#-- CALL show_clustering(table => ..., limit => ..., show_involved_partition => ...) --#}
+{% macro show_clustering(table=none, path=none, limit=20) %}
+  {%- set args = {'table': table, 'path': path, 'limit': limit} -%}
+  {%- do args.update(kwargs) -%}
+  {%- do pyhudi_call('show_clustering', args) -%}
+{% endmacro %}
+
+
 {#-- CALL run_clean(table => ..., clean_policy => ..., retain_commits => ..., hours_retained => ...,
                     file_versions_retained => ..., trigger_strategy => ..., trigger_max_commits => ..., options => ...) --#}
 {% macro clean(table) %}

@@ -1,0 +1,188 @@
+"""Clustering in Spark tasks (Hudi's SparkSortAndSizeExecutionStrategy): executors read the planned file slices
+(a merge-on-read slice merged with its log files, as a snapshot query reads it), Spark sorts the records by
+(clustering group, sort columns, record key) into range partitions, and each writer task cuts its sorted run into
+new base files of the clustering instant: a new file at every group change and every `records_per_file` records.
+Records keep `_hoodie_commit_time`, `_hoodie_commit_seqno`, key and partition (Hudi's clustering preserves commit
+metadata); `_hoodie_file_name` names the new file. The driver sees one stats row per written file only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pyhudi.actions.markers import create_marker
+from pyhudi.actions.metadata import STATS_DDL, STATS_SCHEMA, write_stat
+from pyhudi.actions.spark_jobs import task_token
+from pyhudi.errors import CorruptFileError
+from pyhudi.file_group.base_file import BloomSettings, write_base_file
+from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
+from pyhudi.file_group.naming import base_file_name, new_file_id, parse_base_file_name, parse_log_file_name
+from pyhudi.services.clustering_plan import ClusteringPlan
+from pyhudi.storage import Storage
+from pyhudi.testing import crash_point, task_failure_point
+
+GROUP_COLUMN = "_pyhudi_cluster_group"
+_SLICES_DDL = "grp int, partition_path string, file_id string, data_file string, delta_files array<string>"
+
+
+@dataclass(frozen=True)
+class ClusterContext:
+    """What executors need (metadata only, pickled into the tasks)."""
+
+    storage: Storage
+    instant_time: str
+    schema: pa.Schema                 # meta + data columns, storage types (what the new files hold)
+    visible_instants: frozenset
+    committed_before: str | None
+    ordering_field: str | None
+    payload_class: str
+    bloom: BloomSettings
+    compression: str
+    avro_schema_json: str | None
+    records_per_file: int
+
+
+def _slice_of(row: dict) -> FileSlice:
+    partition = row["partition_path"] or ""
+    prefix = f"{partition}/" if partition else ""
+    base = None
+    if row["data_file"]:
+        parsed = parse_base_file_name(row["data_file"])
+        if parsed is None:
+            raise CorruptFileError(f"clustering plan names {row['data_file']!r} as the base file of file group "
+                                   f"{row['file_id']}, which is not a Hudi base file name")
+        base = BaseFile(prefix + row["data_file"], row["file_id"], parsed[1], parsed[2], -1)
+    logs = []
+    for name in row["delta_files"] or []:
+        parsed_log = parse_log_file_name(name)
+        if parsed_log is None:
+            raise CorruptFileError(f"clustering plan names {name!r} as a log file of file group {row['file_id']}, "
+                                   "which is not a Hudi log file name")
+        logs.append(LogFile(prefix + name, parsed_log[0], parsed_log[1], parsed_log[2], parsed_log[3], -1))
+    logs.sort(key=LogFile.sort_key)
+    base_instant = base.instant_time if base else (logs[0].base_instant if logs else "")
+    return FileSlice(partition, row["file_id"], base_instant, base, logs)
+
+
+def records_frame(spark, plan: ClusteringPlan, ctx: ClusterContext):
+    """The planned slices' records (table schema + GROUP_COLUMN), read in executors: one task per slice."""
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+    from pyspark.sql.types import IntegerType, StructField, StructType
+
+    rows = [(index, s.partition_path, s.file_id, s.data_file, list(s.delta_files))
+            for index, group in enumerate(plan.groups) for s in group.slices]
+    table_type = from_arrow_schema(ctx.schema)
+    out_type = StructType([StructField(f.name, f.dataType, True) for f in table_type.fields]
+                          + [StructField(GROUP_COLUMN, IntegerType(), False)])
+    try:
+        slices = spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), _SLICES_DDL)
+    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext: let Spark spread the rows
+        slices = spark.createDataFrame(rows, _SLICES_DDL).repartition(len(rows))
+
+    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyhudi.reader.file_slice_reader import read_file_slice
+
+        target = to_arrow_schema(out_type, timezone="UTC", prefers_large_types=False)
+        schema = pa.schema([f.with_nullable(True) for f in target][:-1])
+        for batch in batches:
+            for row in batch.to_pylist():
+                records = read_file_slice(ctx.storage, _slice_of(row), schema,
+                                          visible_instants=ctx.visible_instants, ordering_field=ctx.ordering_field,
+                                          payload_class=ctx.payload_class, committed_before=ctx.committed_before)
+                columns = [records[f.name] for f in schema]
+                columns.append(pa.chunked_array([pa.array([row["grp"]] * records.num_rows, pa.int32())]))
+                yield from pa.Table.from_arrays(columns, schema=target).to_batches()
+
+    return slices.mapInArrow(read, out_type)
+
+
+def write_clustered(ctx: ClusterContext, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Records arrive sorted by (group, sort columns, key): cut a new base file at each group change and every
+    `records_per_file` records; yield one stats row per file."""
+    token, _ = task_token()
+    stats: list[dict] = []
+    pending: list[pa.Table] = []
+    state = {"group": None, "rows": 0}
+
+    def flush() -> None:
+        if not pending:
+            return
+        table = pa.concat_tables(pending)
+        pending.clear()
+        state["rows"] = 0
+        stats.append(_write_file(ctx, table, token))
+
+    for batch in batches:
+        table = pa.Table.from_batches([batch])
+        if table.num_rows == 0:
+            continue
+        groups = table[GROUP_COLUMN].combine_chunks()
+        for start, end in _runs(groups):
+            run = table.slice(start, end - start)
+            group = groups[start].as_py()
+            if pending and group != state["group"]:
+                flush()
+            state["group"] = group
+            while run.num_rows:
+                piece = run.slice(0, ctx.records_per_file - state["rows"])
+                run = run.slice(piece.num_rows)
+                pending.append(piece)
+                state["rows"] += piece.num_rows
+                if state["rows"] >= ctx.records_per_file:
+                    flush()
+    flush()
+    if stats:
+        yield from pa.Table.from_pylist(stats, schema=STATS_SCHEMA).to_batches()
+
+
+def _runs(values: pa.Array) -> list[tuple[int, int]]:
+    n = len(values)
+    if n <= 1:
+        return [(0, n)] if n else []
+    changed = pc.not_equal(values.slice(1), values.slice(0, n - 1)).fill_null(True)
+    cuts = [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
+    return list(zip([0] + cuts, cuts + [n]))
+
+
+def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:
+    """One new file group: the records in storage types, meta columns kept but the file name."""
+    partition = records["_hoodie_partition_path"][0].as_py() or ""
+    file_id = new_file_id()
+    name = base_file_name(file_id, token, ctx.instant_time)
+    relative = f"{partition}/{name}" if partition else name
+    columns = []
+    for fld in ctx.schema:
+        if fld.name == "_hoodie_file_name":
+            columns.append(pa.chunked_array([pa.array([name] * records.num_rows, pa.string())]))
+            continue
+        column = records[fld.name]
+        columns.append(column if column.type == fld.type else column.cast(fld.type))
+    table = pa.Table.from_arrays(columns, schema=ctx.schema)
+    create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
+    out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+    crash_point("clustering.executor.after_file")
+    task_failure_point("clustering.executor.after_file")
+    return {"partition_path": partition, "file_id": file_id, "path": out.path, "prev_commit": "null",
+            "num_writes": out.num_rows, "num_inserts": out.num_rows, "num_updates": 0, "num_deletes": 0,
+            "file_size": out.size, "min_key": out.min_key, "max_key": out.max_key, "log_version": None,
+            "base_file": None}
+
+
+def write_frame(records, plan: ClusteringPlan, ctx: ClusterContext, sort_columns: list[str], spark):
+    """Sort the records by (group, sort columns, record key) into range partitions (about one per output file
+    group the plan asks for) and write them; returns the stats frame."""
+    from pyspark.sql import functions as F
+
+    order = [F.col(GROUP_COLUMN)] + [F.col(f"`{c}`") for c in sort_columns] + [F.col("_hoodie_record_key")]
+    partitions = max(1, sum(g.num_output_file_groups for g in plan.groups))
+    cores = spark.sparkContext.defaultParallelism if hasattr(spark, "sparkContext") else partitions
+    partitions = max(partitions, min(len(plan.groups), 4 * cores))
+    ordered = records.repartitionByRange(partitions, *order).sortWithinPartitions(*order)
+    return ordered.mapInArrow(lambda batches: write_clustered(ctx, batches), STATS_DDL)
+
+
+def clustering_stats(rows) -> list[dict]:
+    return [write_stat(row) for row in rows]
