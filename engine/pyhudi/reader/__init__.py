@@ -12,9 +12,15 @@ from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  
 
 def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFrame:
     """A DataFrame over the table at `path`, read with Spark's native parquet scan (column pruning and filter
-    pushdown apply; merge-on-read slices with log files are merged in executors). Options are Hudi's read options: hoodie.datasource.query.type, as.of.instant, ..."""
+    pushdown apply). A merge-on-read snapshot reads only the log files in Python and merges them with the base
+    rows by a join (`mor_scan`). Options are Hudi's read options: hoodie.datasource.query.type, as.of.instant..."""
+    from pyhudi.reader.mor_scan import can_merge_natively, merged_snapshot
+
     plan = plan_scan(str(path), options)
-    if plan.needs_merge:   # merge-on-read slices with logs: merged per slice in executors by the data source
+    if plan.needs_merge:
+        if can_merge_natively(plan):   # base files natively, log files in executors, merged by a join
+            return merged_snapshot(spark, plan, lambda uris: native_scan(spark, plan, uris))
+        # incremental reads of slices with logs (and tables the native merge cannot key): merged per slice
         return spark.read.format("hudi").options(**(options or {})).load(str(path))
     return scan_dataframe(spark, plan)
 
@@ -25,14 +31,18 @@ def escape_glob(path: str) -> str:
     return re.sub(r"([\[\]{}*?\\])", r"\\\1", path)
 
 
-def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
+def native_scan(spark: SparkSession, plan: ScanPlan, uris: list[str]) -> DataFrame:
+    """Spark's parquet scan of the files at ``uris`` in the table schema."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     spark_schema = from_arrow_schema(plan.schema)
-    uris = [plan.table.storage.uri(p) for p in plan.base_paths]
     if not uris:
         return spark.createDataFrame([], spark_schema)
-    df = spark.read.schema(spark_schema).parquet(*[escape_glob(u) for u in uris])
+    return spark.read.schema(spark_schema).parquet(*[escape_glob(u) for u in uris])
+
+
+def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
+    df = native_scan(spark, plan, [plan.table.storage.uri(p) for p in plan.base_paths])
     if plan.begin_exclusive is not None:
         commit = F.col("_hoodie_commit_time")
         df = df.filter((commit > F.lit(plan.begin_exclusive)) & (commit <= F.lit(plan.end_inclusive)))

@@ -112,6 +112,51 @@ def read_file_slice(storage: Storage, file_slice: FileSlice, schema: pa.Schema, 
                            use_ordering=ordering_field is not None and ord_type is not None)
 
 
+CHANGE_KEY = "__pyhudi_change_key"     # slice_changes: the record key a change row is about
+CHANGE_EMIT = "__pyhudi_change_emit"   # True: a log record to emit; False: a base key to drop
+
+
+def slice_changes(storage: Storage, file_slice: FileSlice, schema: pa.Schema, *,
+                  visible_instants: Iterable[str], ordering_field: str | None,
+                  payload_class: str = OVERWRITE_WITH_LATEST, committed_before: str | None = None,
+                  committed_extents: Mapping[str, list[tuple[int, int]]] | None = None) -> pa.Table:
+    """What the slice's log files change in its base file, so that a native scan of the base file can be merged
+    with them by a join: ``read_file_slice`` == (base rows whose key is not among the drop rows) + emit rows.
+
+    Returns ``schema`` + CHANGE_KEY + CHANGE_EMIT: emit rows (CHANGE_EMIT true) are the log records that replace
+    or add a row; drop rows (CHANGE_EMIT false, other columns null) name the keys whose base row goes. The base
+    file is read (key and ordering columns only) only when the payload can keep a base record over a log record
+    (event-time payloads with an ordering field); otherwise every key in the logs drops its base row.
+    """
+    _check_payload(payload_class)
+    blocks = scan_log_blocks(storage, file_slice.log_files, frozenset(visible_instants),
+                             committed_before=committed_before, committed_extents=committed_extents)
+    ord_type = _ordering_type(schema, ordering_field, [])
+    use_ordering = ordering_field is not None and ord_type is not None
+    logs = _log_records(blocks, schema, ordering_field, ord_type)
+    winners, deleted_keys = combine_log_records(logs, use_ordering)
+    base = None
+    if file_slice.base_file is not None and use_ordering and payload_class in _EVENT_TIME_PAYLOADS:
+        where = file_slice.base_file.path
+        raw = _read_parquet(storage, where, pa.schema([]), ordering_field)
+        base = pa.table({_KEY: _record_keys(raw, where), _ORD: _ordering_values(raw, ordering_field, ord_type, where)})
+    keep_base, emit = merge_decisions(base, winners, deleted_keys, payload_class, use_ordering=use_ordering)
+    if base is not None and base.num_rows:
+        drops = base[_KEY].combine_chunks().filter(pc.invert(keep_base))
+    else:
+        drops = pa.concat_arrays([deleted_keys, winners[_KEY].combine_chunks()]) if winners.num_rows \
+            else deleted_keys
+    emitted = winners.filter(emit) if winners.num_rows else winners
+    out_schema = pa.schema([f.with_nullable(True) for f in schema] + [pa.field(CHANGE_KEY, pa.string()),
+                                                                       pa.field(CHANGE_EMIT, pa.bool_())])
+    out = pa.Table.from_arrays(emitted.select(schema.names).columns +
+                               [emitted[_KEY], pa.chunked_array([[True] * emitted.num_rows], pa.bool_())],
+                               schema=out_schema)
+    dropped = pa.table([pa.nulls(len(drops), f.type) for f in schema] +
+                       [drops, pa.array([False] * len(drops), pa.bool_())], schema=out_schema)
+    return pa.concat_tables([out, dropped])
+
+
 @dataclass
 class ScannedBlock:
     """A log block that survived the scan: committed, visible and not rolled back (decoded)."""
@@ -241,15 +286,35 @@ def merge_with_base(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.A
                     payload_class: str = OVERWRITE_WITH_LATEST, *, use_ordering: bool = True) -> pa.Table:
     """Apply the combined log records to the base records (both carrying the internal columns)."""
     names = schema.names
-    event_time = payload_class in _EVENT_TIME_PAYLOADS and use_ordering
-    win_keys = winners[_KEY].combine_chunks() if winners.num_rows else pa.array([], pa.string())
-    emit = pc.invert(pc.fill_null(winners[_DEL].combine_chunks(), False)) if winners.num_rows else None
-
+    keep_base, emit = merge_decisions(base, winners, deleted_keys, payload_class, use_ordering=use_ordering)
     if base is None or base.num_rows == 0:
         return winners.filter(emit).select(names) if winners.num_rows else schema.empty_table()
+    kept = base.filter(keep_base).select(names)
+    if not winners.num_rows:
+        return kept
+    return pa.concat_tables([kept, winners.filter(emit).select(names)])
+
+
+def merge_decisions(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.Array,
+                    payload_class: str = OVERWRITE_WITH_LATEST, *, use_ordering: bool = True) -> tuple[pa.Array,
+                                                                                                       pa.Array]:
+    """(keep_base, emit): which base rows stay and which combined log records are emitted.
+
+    ``base`` needs only the internal key and ordering columns. A base row goes when its key was deleted in the
+    logs, or when a log record of its key wins (always under OverwriteWithLatestAvroPayload; under the event-time
+    payloads unless the base ordering value is greater). A log record is emitted unless it is a
+    ``_hoodie_is_deleted`` record or a base record beat it.
+    """
+    event_time = payload_class in _EVENT_TIME_PAYLOADS and use_ordering
+    win_keys = winners[_KEY].combine_chunks() if winners.num_rows else pa.array([], pa.string())
+    emit = pc.invert(pc.fill_null(winners[_DEL].combine_chunks(), False)) if winners.num_rows \
+        else pa.array([], pa.bool_())
+    if base is None or base.num_rows == 0:
+        return pa.array([], pa.bool_()), emit
 
     base_keys = base[_KEY].combine_chunks()
-    keep_base = pc.invert(pc.is_in(base_keys, value_set=deleted_keys)) if len(deleted_keys) else None
+    keep_base = pc.invert(pc.is_in(base_keys, value_set=deleted_keys)) if len(deleted_keys) \
+        else pa.array([True] * base.num_rows, pa.bool_())
     if winners.num_rows:
         idx = pc.index_in(base_keys, value_set=win_keys)
         matched = pc.is_valid(idx)
@@ -267,11 +332,8 @@ def merge_with_base(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.A
                 emit = pc.and_(emit, pc.invert(pc.is_in(positions, value_set=beaten)))
         else:
             stay = pc.invert(matched)
-        keep_base = stay if keep_base is None else pc.and_(keep_base, stay)
-    kept = base.filter(keep_base).select(names) if keep_base is not None else base.select(names)
-    if not winners.num_rows:
-        return kept
-    return pa.concat_tables([kept, winners.filter(emit).select(names)])
+        keep_base = pc.and_(keep_base, stay)
+    return keep_base, emit
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -362,6 +424,11 @@ def _schema_field_type(schema: pa.Schema, ordering_field: str) -> pa.DataType | 
             return None
         t = t.field(hit).type
     return t
+
+
+def ordering_field_type(schema: pa.Schema, ordering_field: str) -> pa.DataType | None:
+    """The type of the (possibly dotted) ordering field in ``schema``, or None when the schema lacks it."""
+    return _schema_field_type(schema, ordering_field)
 
 
 def _ordering_type(schema: pa.Schema, ordering_field: str | None, sources: list[pa.Table]) -> pa.DataType | None:
@@ -583,5 +650,5 @@ def _fold_mixed(recs: pa.Table, logs: LogRecords, keys: set[str], use_ordering: 
     return winners, deleted
 
 
-__all__ = ["read_file_slice", "scan_log_blocks", "combine_log_records", "merge_with_base", "LogRecords",
-           "ScannedBlock", "EVENT_TIME_PAYLOAD"]
+__all__ = ["read_file_slice", "slice_changes", "merge_decisions", "ordering_field_type", "CHANGE_KEY", "CHANGE_EMIT", "scan_log_blocks",
+           "combine_log_records", "merge_with_base", "LogRecords", "ScannedBlock", "EVENT_TIME_PAYLOAD"]

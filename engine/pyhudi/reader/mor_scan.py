@@ -1,0 +1,103 @@
+"""Merge-on-read snapshot on Spark's native parquet scan.
+
+Base files are read by Spark's parquet reader; only the log files go through Python (``slice_changes``, one
+``mapInArrow`` task per group of file slices with logs), which yields per slice the log records to emit and the
+base keys to drop. The merge is then two Spark operations:
+
+    (base rows of slices with logs) LEFT ANTI JOIN (drop keys) ON (base file name, record key)
+    UNION ALL (emitted log records) UNION ALL (base rows of slices without logs: no join at all)
+
+The decision which base rows go and which log records win is taken entirely from the log files (and, for the
+event-time payloads, the base file's key and ordering columns read in Python), never from the rows a query keeps:
+so a filter on any column may be pushed below the union and the anti join into the parquet scans (it commutes
+with both), and column pruning applies to the base scans.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from pyhudi.reader.file_slice_reader import CHANGE_EMIT, CHANGE_KEY
+from pyhudi.reader.plan import ScanPlan
+
+FILE = "__pyhudi_base_file"      # the base file a change row applies to (its name; "" for a log-only slice)
+_DROP_FILE, _DROP_KEY = "__pyhudi_drop_file", "__pyhudi_drop_key"
+# Above this many log bytes the drop keys are not broadcast (Spark joins by shuffle instead).
+BROADCAST_LOG_BYTES = 64 * 1024 * 1024
+
+
+def can_merge_natively(plan: ScanPlan) -> bool:
+    """The native merge needs the record key in every base file and the ordering field in the table schema (the
+    Python data source handles the rest: tables without meta fields raise there, and an ordering field only
+    some files hold is typed from those files)."""
+    from pyhudi.reader.file_slice_reader import ordering_field_type
+    if plan.begin_exclusive is not None or not plan.table.properties.populate_meta_fields:
+        return False
+    return plan.ordering_field is None or ordering_field_type(plan.schema, plan.ordering_field) is not None
+
+
+def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
+    """The snapshot rows of ``plan`` (which has slices with log files). ``scan(uris)`` is the native scan of
+    base files in the table schema."""
+    names = plan.schema.names
+    plain = [s.base_file.path for s in plan.slices if not s.log_files and s.base_file is not None]
+    with_logs = [s for s in plan.slices if s.log_files]
+    storage = plan.table.storage
+    changes = _changes(spark, plan, with_logs)
+    parts = [changes.filter(F.col(CHANGE_EMIT)).select(*names)]
+    merged_bases = [s.base_file.path for s in with_logs if s.base_file is not None]
+    if merged_bases:
+        base = scan([storage.uri(p) for p in merged_bases]).withColumn(FILE, F.col("_metadata.file_name"))
+        drops = changes.filter(~F.col(CHANGE_EMIT)).select(F.col(FILE).alias(_DROP_FILE),
+                                                            F.col(CHANGE_KEY).alias(_DROP_KEY))
+        log_bytes = sum(log.size or 0 for s in with_logs for log in s.log_files)
+        drops = drops.hint("broadcast" if log_bytes <= BROADCAST_LOG_BYTES else "merge")
+        on = (base[FILE] == drops[_DROP_FILE]) & (base["_hoodie_record_key"] == drops[_DROP_KEY])
+        parts.insert(0, base.join(drops, on, "left_anti").select(*names))
+    if plain:
+        parts.insert(0, scan([storage.uri(p) for p in plain]))
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.unionByName(part)
+    return out
+
+
+def _changes(spark: SparkSession, plan: ScanPlan, slices: list) -> DataFrame:
+    """One row per emitted log record or dropped base key of ``slices`` (schema + FILE + CHANGE_KEY/EMIT)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+    from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+
+    table_type = from_arrow_schema(plan.schema)
+    out_type = StructType([StructField(f.name, f.dataType, True) for f in table_type.fields] + [
+        StructField(FILE, StringType(), False), StructField(CHANGE_KEY, StringType(), False),
+        StructField(CHANGE_EMIT, BooleanType(), False)])
+    tasks = max(1, min(len(slices), spark.sparkContext.defaultParallelism * 2))
+    groups = [slices[i::tasks] for i in range(tasks)]
+    base_uri = plan.table.storage.base_uri
+    visible, before, extents = plan.visible_instants, plan.committed_before, plan.committed_extents
+    groups = [[(s, {log.path: extents[log.path] for log in s.log_files if log.path in extents}) for s in group]
+              for group in groups]
+    ordering_field, payload_class = plan.ordering_field, plan.payload_class
+
+    def read_changes(batches):
+        from pyhudi.reader.file_slice_reader import slice_changes
+        from pyhudi.storage import Storage
+
+        target = to_arrow_schema(out_type, timezone="UTC", prefers_large_types=False)
+        schema = pa.schema([f.with_nullable(True) for f in target][:-3])
+        storage = Storage(base_uri)
+        for batch in batches:
+            for task in batch.column(0).to_pylist():
+                for file_slice, slice_extents in groups[task]:
+                    changes = slice_changes(storage, file_slice, schema, visible_instants=visible,
+                                            ordering_field=ordering_field, payload_class=payload_class,
+                                            committed_before=before, committed_extents=slice_extents)
+                    name = file_slice.base_file.path.rsplit("/", 1)[-1] if file_slice.base_file else ""
+                    columns = [changes[f.name] for f in schema]
+                    columns += [pa.chunked_array([[name] * changes.num_rows], pa.string()),
+                                changes[CHANGE_KEY], changes[CHANGE_EMIT]]
+                    yield from pa.Table.from_arrays(columns, schema=target).to_batches()
+
+    return spark.range(0, tasks, 1, tasks).mapInArrow(read_changes, out_type)
