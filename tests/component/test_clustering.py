@@ -167,8 +167,7 @@ def test_mor_clustering_merges_log_files(spark, tmp_path):
     path = tmp_path / "mor"
     opts = _small_files_table(spark, path, "MERGE_ON_READ", batches=4, per_batch=30)
     pyhudi.write(_batch(spark, 0, 50, ts=5), str(path), opts)                      # updates: log files
-    deletes = _batch(spark, 100, 5).withColumn("ts", _batch(spark, 100, 5)["ts"] + 10)
-    pyhudi.write(deletes, str(path), {**opts, "hoodie.datasource.write.operation": "delete"})
+    pyhudi.write(_batch(spark, 100, 5, ts=11), str(path), {**opts, "hoodie.datasource.write.operation": "delete"})
     view = HudiTable.load(str(path)).view()
     assert any(s.log_files for s in view.latest_slices())
     before = rows(pyhudi.read(spark, str(path)), CORE)
@@ -311,9 +310,9 @@ def test_sql_run_and_show_clustering(spark):
     assert scheduled[1:] == (1, "REQUESTED", "city=a")
     shown = [tuple(r) for r in pyhudi.sql(spark, f"CALL show_clustering(table => '{t}')").collect()]
     assert shown == [(scheduled[0], 1, "REQUESTED", "*")]
-    done = [tuple(r) for r in pyhudi.sql(spark, f"CALL run_clustering(table => '{t}', order => 'fare')").collect()]
-    assert done == [(scheduled[0], 1, "COMPLETED", "*")]               # the pending plan runs (nothing new to plan
-    again = [tuple(r) for r in pyhudi.sql(                               # beyond partition b's files)
+    done = [tuple(r) for r in pyhudi.sql(spark, f"CALL run_clustering(table => '{t}', op => 'execute')").collect()]
+    assert done == [(scheduled[0], 1, "COMPLETED", "*")]               # the pending plan ran
+    again = [tuple(r) for r in pyhudi.sql(
         spark, f"CALL run_clustering(table => '{t}', order => 'fare', selected_partitions => 'city=b')").collect()]
     assert len(again) == 1 and again[0][2] == "COMPLETED"
     assert [r[2] for r in pyhudi.sql(spark, f"CALL show_clustering('{t}')").collect()] == ["COMPLETED"] * 2

@@ -101,7 +101,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
     try:
         crash_point("clustering.after_inflight")
         records = records_frame(spark, plan, ctx)
-        stats = clustering_stats(collect_or_raise(write_frame(records, plan, ctx, sort_columns, spark)))
+        stats = clustering_stats(collect_or_raise(write_frame(records, plan, ctx, sort_columns)))
         replaced: dict[str, list[str]] = {}
         for partition, file_id in sorted(plan.file_groups):
             replaced.setdefault(partition, []).append(file_id)

@@ -348,7 +348,7 @@ class ClusteringOptions:
                   "target_file_max_bytes": _int(raw, TARGET_FILE_MAX_BYTES, 1024 * _MB),
                   "inline_max_commits": _int(raw, INLINE_MAX_COMMITS, 4)}
         for key, value in values.items():
-            if value <= 0 and key != "small_file_limit":
+            if value < 0 or value == 0 and key not in ("small_file_limit", "inline_max_commits"):
                 raise ConfigError(f"clustering option {key.replace('_', '.')} must be positive, got {value}")
         return cls(raw, sort_columns=str(raw.get(SORT_COLUMNS, "")).strip(),
                    single_group=_bool(raw, SINGLE_GROUP, True), filter_mode=mode, layout=layout,

@@ -1,6 +1,6 @@
 """Clustering in Spark tasks (Hudi's SparkSortAndSizeExecutionStrategy): executors read the planned file slices
-(a merge-on-read slice merged with its log files, as a snapshot query reads it), Spark sorts the records by
-(clustering group, sort columns, record key) into range partitions, and each writer task cuts its sorted run into
+(a merge-on-read slice merged with its log files, as a snapshot query reads it), Spark range-partitions them by
+clustering group and sorts by (group, sort columns, record key), and each writer task cuts its sorted run into
 new base files of the clustering instant: a new file at every group change and every `records_per_file` records.
 Records keep `_hoodie_commit_time`, `_hoodie_commit_seqno`, key and partition (Hudi's clustering preserves commit
 metadata); `_hoodie_file_name` names the new file. The driver sees one stats row per written file only."""
@@ -171,16 +171,15 @@ def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:
             "base_file": None}
 
 
-def write_frame(records, plan: ClusteringPlan, ctx: ClusterContext, sort_columns: list[str], spark):
-    """Sort the records by (group, sort columns, record key) into range partitions (about one per output file
-    group the plan asks for) and write them; returns the stats frame."""
+def write_frame(records, plan: ClusteringPlan, ctx: ClusterContext, sort_columns: list[str]):
+    """Range-partition the records by clustering group (a group value never spans two partitions, so each group
+    is written by one task), sort each partition by (group, sort columns, record key) and write it; returns the
+    stats frame. Hudi spreads a group over numOutputFileGroups tasks; here one task writes them all, in
+    sequence, cutting files at `records_per_file`, so a group's files hold disjoint sort ranges."""
     from pyspark.sql import functions as F
 
     order = [F.col(GROUP_COLUMN)] + [F.col(f"`{c}`") for c in sort_columns] + [F.col("_hoodie_record_key")]
-    partitions = max(1, sum(g.num_output_file_groups for g in plan.groups))
-    cores = spark.sparkContext.defaultParallelism if hasattr(spark, "sparkContext") else partitions
-    partitions = max(partitions, min(len(plan.groups), 4 * cores))
-    ordered = records.repartitionByRange(partitions, *order).sortWithinPartitions(*order)
+    ordered = records.repartitionByRange(max(1, len(plan.groups)), F.col(GROUP_COLUMN)).sortWithinPartitions(*order)
     return ordered.mapInArrow(lambda batches: write_clustered(ctx, batches), STATS_DDL)
 
 
