@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -195,9 +196,10 @@ class HudiTableModel(RuleBasedStateMachine):
             assert pyhudi.create_savepoint(self.spark, self.path, latest) == latest
         except TimelineError as exc:
             # Hudi's rule (SavepointActionExecutor): refused when older than the latest clean's earliest commit to
-            # retain. Every such commit was a completed write, so this can only happen to a commit older than
-            # one a rollback or restore removed since (the clean ran while that newer commit was the latest).
-            assert "lookup window" in str(exc) and any(u > latest for u in self.undone), exc
+            # retain. That commit was completed when the clean ran and is newer than every commit left, so it must
+            # be one a rollback or restore removed since.
+            window = re.search(r"lookup window (\d+)", str(exc))
+            assert window and window.group(1) in self.undone and window.group(1) > latest, (exc, self.undone)
             _count("savepoints refused (older than the last clean's retained commit)")
             return
         self.savepoints[latest] = dict(self.model)
