@@ -133,16 +133,21 @@ class Storage:
         with self.fs.open_output_stream(self.full(relative)) as out:
             out.write(data)
 
-    def create_if_absent(self, relative: str, data: bytes) -> bool:
-        """Publish a file only if no file of that name exists. Returns False when it already existed."""
+    def create_if_absent(self, relative: str, data: bytes, durable: bool = True) -> bool:
+        """Publish a file only if no file of that name exists. Returns False when it already existed.
+
+        `durable`: the content reaches the disk before the name appears (fsync), so a power loss cannot leave a
+        published name with missing content; an empty file has no content to lose and skips it, as may callers
+        whose file only announces a state (the next writer never reads it back)."""
         if self.is_local:
             final = self.full(relative)
             os.makedirs(os.path.dirname(final), exist_ok=True)
             temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{uuid.uuid4().hex}.tmp"
             with open(temp, "wb") as out:
                 out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
+                if durable and data:
+                    out.flush()
+                    os.fsync(out.fileno())
             try:
                 os.link(temp, final)
                 return True

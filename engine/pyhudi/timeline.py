@@ -318,7 +318,10 @@ def has_archived_instants(storage: Storage, archive_folder: str = "archived") ->
 
 # --- transitions (the writer's side) ----------------------------------------------------------------------
 def _publish(storage: Storage, instant: Instant, content: bytes) -> None:
-    if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content):
+    # An inflight file only announces a state: recovery reads the requested plan, the markers and completed
+    # files, so only those are made durable before their name appears.
+    durable = instant.state != State.INFLIGHT
+    if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content, durable=durable):
         raise TimelineError(f"instant {instant} already exists in {storage.base_uri}/{METAFOLDER}; "
                             "another writer used the same instant time")
 

@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from pyhudi.file_group.base_file import read_footer
 from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, BloomFilter, from_footer
@@ -101,6 +101,17 @@ def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache
         cache.reads += 1
         cache.put(uri, hit)
     return hit.bloom
+
+
+def remember_key_ranges(storage: Storage, ranges: Iterable[tuple[str, str | None, str | None]],
+                        cache: FooterCache = CACHE) -> None:
+    """Key ranges of base files this process just wrote, as (relative path, min key, max key) from the write's
+    stats rows (the values the writer put in the footer): the next write prunes by them without reading the
+    footers back. Log files are skipped (the index reads base files only)."""
+    for path, low, high in ranges:
+        if path and path.endswith(".parquet"):
+            keys = FileKeys(low, high, None, len(low or "") + len(high or "") + 64)
+            cache.put(storage.uri(path), keys)
 
 
 def file_keys(spark, storage: Storage, paths: list[str], cache: FooterCache = CACHE) -> list[FileKeys]:

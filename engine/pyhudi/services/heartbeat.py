@@ -43,35 +43,76 @@ def delete_heartbeat(storage: Storage, instant_time: str) -> None:
 
 
 class Heartbeat:
-    """Keeps one instant's heartbeat file fresh until `stop()`."""
+    """Keeps one instant's heartbeat file fresh until `stop()`. The first beat is written by `start()` itself;
+    later ones by the process's one beater thread (no thread started or joined per write)."""
 
     def __init__(self, storage: Storage, instant_time: str, options: Mapping[str, str] | None = None):
         self.storage = storage
         self.instant_time = instant_time
         self.interval_s = heartbeat_settings(options)[0] / 1000.0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.next_due = 0.0
+        self._lock = threading.Lock()    # a beat and stop() never overlap: no beat recreates a deleted file
+        self._stopped = False
 
     def _beat(self) -> None:
         self.storage.write_bytes(heartbeat_path(self.instant_time), str(int(time.time() * 1000)).encode())
 
-    def start(self) -> "Heartbeat":
-        self._beat()
-        self._thread = threading.Thread(target=self._run, name=f"pyhudi-heartbeat-{self.instant_time}",
-                                        daemon=True)
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
+    def beat_if_running(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
             try:
                 self._beat()
             except OSError:
                 pass   # a missed beat; the next one may succeed
 
+    def start(self) -> "Heartbeat":
+        self._beat()
+        self.next_due = time.monotonic() + self.interval_s
+        _BEATER.add(self)
+        return self
+
     def stop(self, delete: bool = True) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if delete:
-            delete_heartbeat(self.storage, self.instant_time)
+        _BEATER.remove(self)
+        with self._lock:
+            self._stopped = True
+            if delete:
+                delete_heartbeat(self.storage, self.instant_time)
+
+
+class _Beater:
+    """The process's heartbeat thread: beats every running Heartbeat when it is due."""
+
+    def __init__(self):
+        self._running: dict[int, Heartbeat] = {}
+        self._wakeup = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, heartbeat: Heartbeat) -> None:
+        with self._wakeup:
+            self._running[id(heartbeat)] = heartbeat
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="pyhudi-heartbeats", daemon=True)
+                self._thread.start()
+            self._wakeup.notify()
+
+    def remove(self, heartbeat: Heartbeat) -> None:
+        with self._wakeup:
+            self._running.pop(id(heartbeat), None)
+
+    def _run(self) -> None:
+        while True:
+            with self._wakeup:
+                now = time.monotonic()
+                due = [h for h in self._running.values() if h.next_due <= now]
+                if not due:
+                    wait = min((h.next_due for h in self._running.values()), default=now + 60.0) - now
+                    self._wakeup.wait(timeout=max(wait, 0.001))
+                    continue
+                for heartbeat in due:
+                    heartbeat.next_due = now + heartbeat.interval_s
+            for heartbeat in due:
+                heartbeat.beat_if_running()
+
+
+_BEATER = _Beater()

@@ -146,14 +146,14 @@ class FileSystemLock:
         """One attempt: create the lock file, or take over an expired one if it is still the one seen expired."""
         if self.held:
             return True
-        if self.storage.create_if_absent(self.relative, self._content()):
+        if self.storage.create_if_absent(self.relative, self._content(), durable=False):
             return self._now_held()
         if not self._expired():
             return False
         with self._guard():
             owner = self._owner()
             if owner is None:                       # released meanwhile: race for it like everyone else
-                taken = self.storage.create_if_absent(self.relative, self._content())
+                taken = self.storage.create_if_absent(self.relative, self._content(), durable=False)
             elif self._expired():                   # still expired under the guard: nobody refreshed or took it
                 log.warning("taking over the expired table lock %s (owner %s)", self.storage.full(self.relative),
                             owner or "unknown")

@@ -178,6 +178,14 @@ class FileSystemView:
                     "instant that wrote it.")
         return extents
 
+    def check_base_files(self, partitions: Iterable[str] | None = None) -> None:
+        """check_committed_sizes for the latest base files (of `partitions`, default all): what a write reads
+        (index footers, copy-on-write merges). A writer calls it before its instant begins, so a truncated file
+        stops it with CorruptFileError naming the file, before anything is written."""
+        slices = [FileSlice(s.partition_path, s.file_id, s.base_instant, s.base_file)
+                  for s in self.latest_slices(partitions) if s.base_file is not None]
+        self.check_committed_sizes(slices)
+
     def _sizes_now(self, paths: list[str]) -> dict[str, int]:
         """Sizes on storage now (one stat call): the listing may predate damage done outside any instant. A file
         gone meanwhile makes the process list the table again next time."""

@@ -18,7 +18,8 @@ from pyhudi.services.heartbeat import delete_heartbeat, is_heartbeat_expired
 from pyhudi.services.rollback import finish_pending_rollbacks, rollback
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
-from pyhudi.timeline import COMMIT, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, TEMP_FOLDER, Instant, State, Timeline
+from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, RESTORE, ROLLBACK, TEMP_FOLDER,
+                             Instant, State, Timeline)
 
 FAILED_WRITES_KEY = C.FAILED_WRITES_POLICY.key
 CONCURRENCY_KEY = C.CONCURRENCY_MODE.key
@@ -37,25 +38,34 @@ def rollback_failed_writes(table: HudiTable, options: Mapping[str, str] | None =
                            exclude: set[str] | None = None) -> list[str]:
     """Roll back pending writes left by failed writers (EAGER: all; LAZY: those whose heartbeat expired), after
     finishing interrupted rollbacks and restores. Returns the rolled-back instant times."""
-    finish_pending_rollbacks(table)
+    return rollback_failed_writes_on(table, table.timeline(), options, exclude)[0]
+
+
+def rollback_failed_writes_on(table: HudiTable, timeline: Timeline, options: Mapping[str, str] | None = None,
+                              exclude: set[str] | None = None) -> tuple[list[str], Timeline]:
+    """rollback_failed_writes from a freshly loaded `timeline`; also returns the timeline after it (the same
+    object when nothing was rolled back, so a writer lists `.hoodie/` once to begin)."""
+    if timeline.pending([ROLLBACK, RESTORE]):
+        finish_pending_rollbacks(table)
+        timeline = table.timeline()
     policy = failed_writes_policy(options)
-    if policy == "NEVER":
-        return []
-    timeline = table.timeline()
-    lazy = policy == "LAZY"
     done = []
-    for instant in reversed(timeline.pending((COMMIT, DELTA_COMMIT, REPLACE_COMMIT))):
-        if exclude and instant.time in exclude:
-            continue
-        if instant.action == REPLACE_COMMIT and _is_clustering(table.storage, instant):
-            continue
-        if lazy and not is_heartbeat_expired(table.storage, instant.time, options):
-            continue
-        rollback(table, instant, timeline)
-        delete_heartbeat(table.storage, instant.time)
-        done.append(instant.time)
-    _delete_stale_markers(table.storage, table.timeline())
-    return done
+    if policy != "NEVER":
+        lazy = policy == "LAZY"
+        for instant in reversed(timeline.pending((COMMIT, DELTA_COMMIT, REPLACE_COMMIT))):
+            if exclude and instant.time in exclude:
+                continue
+            if instant.action == REPLACE_COMMIT and _is_clustering(table.storage, instant):
+                continue
+            if lazy and not is_heartbeat_expired(table.storage, instant.time, options):
+                continue
+            rollback(table, instant, timeline)
+            delete_heartbeat(table.storage, instant.time)
+            done.append(instant.time)
+    if done:
+        timeline = table.timeline()
+    _delete_stale_markers(table.storage, timeline)
+    return done, timeline
 
 
 def _is_clustering(storage: Storage, instant: Instant) -> bool:

@@ -32,7 +32,7 @@ from pyhudi.actions.metadata import CommitMetadata, written_file_ids
 from pyhudi.errors import WriteConflictError
 from pyhudi.services.heartbeat import Heartbeat
 from pyhudi.services.lock import FileSystemLock
-from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC, rollback_failed_writes
+from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC, rollback_failed_writes_on
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import COMMIT, COMPACTION, Instant, Timeline, new_instant_time
@@ -67,12 +67,13 @@ class WriteTransaction:
                               f"writers wait until the lock file {lock.storage.full(lock.relative)} is deleted or "
                               "expires (hoodie.write.lock.filesystem.expire). Do not retry the write.", stacklevel=4)
 
-    def begin(self, action: str) -> tuple[InstantCommit, Timeline]:
-        """Roll back failed writes, then create this write's requested instant; returns its commit and the
-        timeline the write plans against."""
+    def begin(self, action: str, read_partitions: list[str] | None = None) -> tuple[InstantCommit, Timeline]:
+        """Roll back failed writes, check the base files the write may read (those of `read_partitions`, default
+        all) are as long as their commits wrote them, then create this write's requested instant; returns its
+        commit and the timeline the write plans against."""
         with self._locked():
-            rollback_failed_writes(self.table, self.options)
-            timeline = self.table.timeline()
+            _, timeline = rollback_failed_writes_on(self.table, self.table.timeline(), self.options)
+            self.table.view(timeline=timeline).check_base_files(read_partitions)
             self._seen = {(i.time, i.action) for i in timeline.instants
                           if i.is_completed or i.action == COMPACTION}
             self.instant_time = new_instant_time(after=timeline.latest_time())
