@@ -52,28 +52,69 @@ def generate(out: str, rows: int, batch_rows: int, keys: str, seed: int = 42) ->
 
     num_updates = max(1, batch_rows // 100)
     num_new = max(1, batch_rows // 1000)
-    newest = max(1, rows // 10)
-    recent = min(num_updates * 9 // 10, newest)
-    picked_recent = rng.choice(np.arange(rows - newest, rows), size=recent, replace=False)
-    picked_old = rng.choice(rows - newest, size=num_updates - recent, replace=False)
-    updated = np.sort(np.concatenate([picked_recent, picked_old]).astype(np.int64))
-    new = np.arange(rows, rows + num_new, dtype=np.int64)
-    batch = pa.concat_tables([
-        _rows(rng, updated, rows, keys, uuid_keys, ts_offset=10 * 86_400_000),
-        _rows(rng, new, rows, keys, uuid_keys, ts_offset=0, date_of=PARTITIONS - 1),
-    ])
+    batch = _batch(rng, rows, num_updates, num_new, keys, uuid_keys)
     pq.write_table(batch, os.path.join(folder, "batch.parquet"))
     parts_touched = len(set(batch["date"].to_pylist()))
-    info = {"rows": rows, "batch_rows": batch_rows, "keys": keys, "seed": seed, "updates": int(len(updated)),
+    info = {"rows": rows, "batch_rows": batch_rows, "keys": keys, "seed": seed, "updates": int(num_updates),
             "inserts": int(num_new), "partitions_touched": parts_touched}
     with open(info_path, "w") as f:
         json.dump(info, f)
     return folder
 
 
+def small_batch(folder: str, size: int) -> str:
+    """`batch-<size>.parquet` in the folder (written once): a batch of `size` rows with the big batch's shape
+    (10 updates to 1 insert, 90% of the updates among the newest 10% of keys); returns its path."""
+    path = os.path.join(folder, f"batch-{size}.parquet")
+    if os.path.exists(path):
+        return path
+    meta = info(folder)
+    rows, keys, seed = meta["rows"], meta["keys"], meta["seed"]
+    # the same UUIDs as generate() (its first draw), so updates hit stored keys and inserts are new ones
+    uuid_keys = _uuids(np.random.default_rng(seed), rows + meta["batch_rows"]) if keys == "uuid" else None
+    num_updates, num_new = small_shape(size)
+    batch = _batch(np.random.default_rng([seed, size]), rows, num_updates, num_new, keys, uuid_keys)
+    pq.write_table(batch, path + ".tmp")
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def small_shape(size: int) -> tuple[int, int]:
+    """(updates, inserts) of a small batch of `size` rows: the big batch's 10 to 1."""
+    inserts = max(1, size // 11)
+    return size - inserts, inserts
+
+
+def expected_sum(folder: str, batch_path: str, column: str = "fare") -> float:
+    """sum(column) over the table after upserting the batch: base rows whose key the batch does not carry, plus
+    the batch (the check that a scan returned the right rows)."""
+    import pyarrow.compute as pc
+    batch = pq.read_table(batch_path, columns=["key", column])
+    total = pc.sum(batch[column]).as_py() or 0.0
+    for part in sorted(os.listdir(os.path.join(folder, "base"))):
+        base = pq.read_table(os.path.join(folder, "base", part), columns=["key", column])
+        kept = base.filter(pc.invert(pc.is_in(base["key"], value_set=batch["key"])))
+        total += pc.sum(kept[column]).as_py() or 0.0
+    return total
+
+
 def info(folder: str) -> dict:
     with open(os.path.join(folder, "info.json")) as f:
         return json.load(f)
+
+
+def _batch(rng: np.random.Generator, rows: int, num_updates: int, num_new: int, keys: str, uuid_keys) -> pa.Table:
+    """Updates (90% among the newest 10% of keys, the rest anywhere older) then new keys, in that order."""
+    newest = max(1, rows // 10)
+    recent = min(num_updates * 9 // 10, newest)
+    picked_recent = rng.choice(np.arange(rows - newest, rows), size=recent, replace=False)
+    picked_old = rng.choice(rows - newest, size=num_updates - recent, replace=False)
+    updated = np.sort(np.concatenate([picked_recent, picked_old]).astype(np.int64))
+    new = np.arange(rows, rows + num_new, dtype=np.int64)
+    return pa.concat_tables([
+        _rows(rng, updated, rows, keys, uuid_keys, ts_offset=10 * 86_400_000),
+        _rows(rng, new, rows, keys, uuid_keys, ts_offset=0, date_of=PARTITIONS - 1),
+    ])
 
 
 def _uuids(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -109,17 +109,22 @@ class SparkJobs:
                 "driver_only": round(wall - covered, 3)}
 
 
+# modules that import pyhudi.actions.spark_jobs.collect_or_raise by name (the writer's are being reshaped: a module
+# that no longer exists or no longer uses it is skipped)
+COLLECT_USERS = ("pyhudi.writer.write_action", "pyhudi.services.compaction", "pyhudi.client.compaction")
+
+
 def label_collects(spark):
     """Label every job pyhudi's writer starts through collect_or_raise with the calling function (profiling
     aid for the benchmark only). Returns an undo function."""
+    import importlib
     import sys
 
-    from pyhudi.actions import spark_jobs
-    from pyhudi.services import compaction
-    from pyhudi.writer import write_action
-
-    original = spark_jobs.collect_or_raise
-    users = (write_action, compaction)   # the modules that imported it by name
+    try:
+        from pyhudi.actions import spark_jobs
+        original = spark_jobs.collect_or_raise
+    except (ImportError, AttributeError):
+        return lambda: None
 
     def labelled(df):
         frame = sys._getframe(1)
@@ -129,6 +134,13 @@ def label_collects(spark):
         finally:
             spark.sparkContext.setJobDescription(None)
 
-    for module in users:
-        module.collect_or_raise = labelled
+    users = []
+    for name in COLLECT_USERS:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if getattr(module, "collect_or_raise", None) is original:
+            module.collect_or_raise = labelled
+            users.append(module)
     return lambda: [setattr(module, "collect_or_raise", original) for module in users]

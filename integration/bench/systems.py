@@ -1,5 +1,7 @@
 """The systems compared: each builds the base table from the shared parquet (untimed) and then applies the
-same batch as an upsert (timed). `upsert` returns what the system reports about its own work."""
+same batch as an upsert (timed). `upsert` returns what the system reports about its own work; `scan` sums a
+numeric column over the table (a snapshot read); `peer_scan`, where a system has one, is the plain-parquet scan of
+the same files in the same process to compare it with."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import os
 import pyarrow.parquet as pq
 
 KEY, PARTITION, ORDERING = "key", "date", "ts"
+SUM_COLUMN = "fare"
 # pyhudi's parquet codec (run.py --codec): snappy by default, the codec delta-rs and Spark write, so every system
 # compresses alike; Hudi's own default is gzip.
 HUDI_CODEC = "snappy"
@@ -19,6 +22,7 @@ class System:
     name = ""
     spark = False          # needs a Spark session
     scale = False          # part of the table-size comparison (--scale-rows)
+    hudi = False           # a pyhudi table: run once per --codec
 
     def setup(self, spark, data: str, path: str) -> None:
         raise NotImplementedError
@@ -26,11 +30,21 @@ class System:
     def reset(self) -> None:
         """Forget process-level caches before a timed run (each run starts cold, like a new writer)."""
 
-    def upsert(self, spark, data: str, path: str) -> dict:
+    def upsert(self, spark, batch: str, path: str) -> dict:
+        """Upsert the rows of the parquet file `batch` into the table at `path`."""
         raise NotImplementedError
 
     def count(self, spark, path: str) -> int:
         raise NotImplementedError
+
+    def scan(self, spark, path: str) -> float | None:
+        """sum(SUM_COLUMN) over a snapshot read of the table; None where the system has no scan case."""
+        return None
+
+    def peer_scan(self, spark, path: str):
+        """(label, function returning a sum, whether that sum covers every row) for a plain-parquet scan of this
+        table's current data files in the same process, or None."""
+        return None
 
 
 def _base_files(data: str) -> list[str]:
@@ -46,9 +60,9 @@ class DeltaMerge(System):
         dataset = pq.ParquetDataset(_base_files(data))
         write_deltalake(path, dataset.read(), partition_by=[PARTITION], mode="overwrite")
 
-    def upsert(self, spark, data, path):
+    def upsert(self, spark, batch, path):
         from deltalake import DeltaTable
-        batch = pq.read_table(os.path.join(data, "batch.parquet"))
+        batch = pq.read_table(batch)
         metrics = (DeltaTable(path)
                    .merge(source=batch, predicate=f"t.{PARTITION} = s.{PARTITION} AND t.{KEY} = s.{KEY}",
                           source_alias="s", target_alias="t")
@@ -62,6 +76,11 @@ class DeltaMerge(System):
     def count(self, spark, path):
         from deltalake import DeltaTable
         return DeltaTable(path).to_pyarrow_dataset().count_rows()
+
+    def scan(self, spark, path):
+        import pyarrow.compute as pc
+        from deltalake import DeltaTable
+        return pc.sum(DeltaTable(path).to_pyarrow_table(columns=[SUM_COLUMN])[SUM_COLUMN]).as_py()
 
 
 # --- pyiceberg ------------------------------------------------------------------------------------------------
@@ -83,10 +102,10 @@ class IcebergUpsert(System):
             spec.add_identity(PARTITION)
         table.append(base)
 
-    def upsert(self, spark, data, path):
+    def upsert(self, spark, batch, path):
         table = self._catalog(path).load_table("bench.trips")
         before = {s.snapshot_id for s in table.snapshots()}
-        batch = pq.read_table(os.path.join(data, "batch.parquet"))
+        batch = pq.read_table(batch)
         result = table.upsert(batch, join_cols=[KEY])
         table = table.refresh()
         added = deleted = 0
@@ -101,6 +120,11 @@ class IcebergUpsert(System):
     def count(self, spark, path):
         return self._catalog(path).load_table("bench.trips").scan(selected_fields=(KEY,)).to_arrow().num_rows
 
+    def scan(self, spark, path):
+        import pyarrow.compute as pc
+        table = self._catalog(path).load_table("bench.trips")
+        return pc.sum(table.scan(selected_fields=(SUM_COLUMN,)).to_arrow()[SUM_COLUMN]).as_py()
+
 
 # --- plain Spark parquet ----------------------------------------------------------------------------------------
 class SparkRewrite(System):
@@ -113,9 +137,9 @@ class SparkRewrite(System):
     def setup(self, spark, data, path):
         spark.read.parquet(*_base_files(data)).write.partitionBy(PARTITION).parquet(f"{path}/table")
 
-    def upsert(self, spark, data, path):
+    def upsert(self, spark, batch, path):
         base = spark.read.parquet(f"{path}/table")
-        batch = spark.read.parquet(os.path.join(data, "batch.parquet"))
+        batch = spark.read.parquet(batch)
         merged = (base.join(batch.select(PARTITION, KEY), [PARTITION, KEY], "left_anti")
                   .unionByName(batch))
         merged.write.mode("overwrite").partitionBy(PARTITION).parquet(f"{path}/out")
@@ -124,10 +148,19 @@ class SparkRewrite(System):
     def count(self, spark, path):
         return spark.read.parquet(f"{path}/out").count()
 
+    def scan(self, spark, path):
+        return _spark_sum(spark.read.parquet(f"{path}/out"))
+
+
+def _spark_sum(df) -> float:
+    from pyspark.sql import functions as F
+    return df.agg(F.sum(SUM_COLUMN)).collect()[0][0]
+
 
 # --- pyhudi ----------------------------------------------------------------------------------------------------
 class Hudi(System):
     spark = True
+    hudi = True
 
     def __init__(self, name: str, table_type: str, index: str, scale: bool = False, **extra: str):
         self.name = name
@@ -158,9 +191,9 @@ class Hudi(System):
             return
         CACHE.clear()
 
-    def upsert(self, spark, data, path):
+    def upsert(self, spark, batch, path):
         import pyhudi
-        batch = spark.read.parquet(os.path.join(data, "batch.parquet"))
+        batch = spark.read.parquet(batch)
         instant = pyhudi.write(batch, path, self.write_options())
         summary = commit_summary(path, str(instant))
         stored = summary.pop("index_metadata", None)
@@ -170,6 +203,40 @@ class Hudi(System):
     def count(self, spark, path):
         import pyhudi
         return pyhudi.read(spark, path).count()
+
+    def scan(self, spark, path):
+        import pyhudi
+        return _spark_sum(pyhudi.read(spark, path))
+
+    def peer_scan(self, spark, path):
+        files = latest_base_files(path)
+
+        def parquet_scan():
+            return _spark_sum(spark.read.parquet(*files))
+        # merge-on-read: the base files lack what the log files hold, so that sum differs from the table's
+        complete = self.options["hoodie.datasource.write.table.type"] == "COPY_ON_WRITE"
+        return f"spark.read.parquet of the {len(files)} base files", parquet_scan, complete
+
+
+def latest_base_files(path: str) -> list[str]:
+    """The base file of every file group's latest completed slice (read from the file names, not through
+    pyhudi): `<fileId>_<writeToken>_<instant>.parquet`, the newest instant per file id that the timeline lists
+    as completed."""
+    completed = {os.path.basename(f).split(".")[0] for f in glob.glob(f"{path}/.hoodie/*")
+                 if f.endswith((".commit", ".deltacommit", ".replacecommit"))}
+    latest: dict[tuple[str, str], tuple[str, str]] = {}
+    for root, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if not name.endswith(".parquet") or name.startswith("."):
+                continue
+            file_id, _, instant = name[:-len(".parquet")].split("_")[:3]
+            if instant not in completed:
+                continue
+            group = (root, file_id)
+            if group not in latest or instant > latest[group][0]:
+                latest[group] = (instant, os.path.join(root, name))
+    return sorted(full for _, full in latest.values())
 
 
 def commit_summary(path: str, instant: str) -> dict:
@@ -182,6 +249,7 @@ def commit_summary(path: str, instant: str) -> dict:
     merged = [s for s in stats if s.get("logVersion") is None and s.get("prevCommit") not in (None, "null")]
     created = [s for s in stats if s.get("logVersion") is None and s.get("prevCommit") in (None, "null")]
     out = {"files_rewritten": len(merged), "log_files": len(logs), "files_added": len(created),
+           "log_rows": sum(s.get("numWrites", 0) for s in logs),
            "rows_updated": sum(s.get("numUpdateWrites", 0) for s in stats),
            "rows_inserted": sum(s.get("numInserts", 0) for s in stats)}
     stored = (meta.get("extraMetadata") or {}).get("pyhudi.index.stats")
