@@ -249,7 +249,7 @@ def test_update_strategy_rejects_updates_to_pending_file_groups():
 
 
 def test_plan_strategy_options(spark, tmp_path):
-    from pyhudi.services.clustering_plan import ClusteringOptions, generate_plan
+    from pyhudi.services.clustering_strategy import ClusteringOptions, generate_plan
 
     path = tmp_path / "opts"
     _small_files_table(spark, path, batches=4, per_batch=20)

@@ -10,7 +10,7 @@ import warnings
 from pyhudi import config as C
 from pyhudi.errors import ConfigError, TimelineError
 from pyhudi.services import clustering as action
-from pyhudi.services.clustering_plan import ClusteringOptions
+from pyhudi.services.clustering_strategy import ClusteringOptions
 from pyhudi.services.lock import table_lock
 from pyhudi.table import HudiTable
 from pyhudi.timeline import normalize_instant_argument

@@ -2,7 +2,7 @@
 ones sorted by `hoodie.clustering.plan.strategy.sort.columns`, so that queries filtering on those columns skip
 files. It is one replacecommit on the timeline:
 
-* **schedule** (driver, metadata only): the size-based plan (clustering_plan.py) published as
+* **schedule** (driver, metadata only): the size-based plan (clustering_strategy.py, clustering_plan.py) published as
   `<t>.replacecommit.requested`, an Avro HoodieRequestedReplaceMetadata with operationType CLUSTER.
 * **execute**: `<t>.replacecommit.inflight` (empty, as Hudi writes it), then Spark executors read the planned
   slices, sort and write new file groups (clustering_tasks.py, marker first), and the driver completes
@@ -33,8 +33,8 @@ from pyhudi.actions.metadata import CommitMetadata
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError, WriteConflictError
 from pyhudi.file_group.base_file import BloomSettings
-from pyhudi.services.clustering_plan import (CLUSTER_OPERATION, ClusteringOptions, ClusteringPlan,
-                                             check_sort_columns, clustering_instants, generate_plan, require_plan)
+from pyhudi.services.clustering_plan import CLUSTER_OPERATION, ClusteringPlan, clustering_instants, require_plan
+from pyhudi.services.clustering_strategy import ClusteringOptions, check_sort_columns, generate_plan
 from pyhudi.services.clustering_tasks import ClusterContext, clustering_stats, records_frame, write_frame
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
@@ -95,6 +95,10 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
     if instant.state == State.INFLIGHT:   # an earlier run died: undo its files, back to requested
         InstantCommit(storage, requested, keep_plan=True).abort()
 
+    stale = _changed_since_plan(table, plan)   # e.g. an update let through, or the planned slice cleaned
+    if stale:
+        InstantCommit(storage, requested).abort()
+        raise _stale_plan_error(t, where, stale)
     ctx, schema_json, sort_columns = _context(table, timeline, t, plan, opts)
     commit = InstantCommit(storage, requested, keep_plan=True)
     commit.start()
@@ -111,10 +115,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
             stale = _changed_since_plan(table, plan)
             if stale:
                 commit.keep_plan = False   # the plan itself is out of date: undo everything
-                raise WriteConflictError(
-                    f"clustering {t} of {where} was rolled back: file group {stale} changed after the clustering "
-                    "was planned (a write or compaction committed to it), and replacing it would lose that "
-                    "change. Schedule a new clustering.")
+                raise _stale_plan_error(t, where, stale)
             commit.complete(metadata)
     except BaseException:
         commit.abort()   # back to the requested plan (or nothing, on a conflict); nothing once completed
@@ -150,6 +151,13 @@ def _context(table: HudiTable, timeline: Timeline, t: str, plan: ClusteringPlan,
         compression=cfg.get(C.PARQUET_COMPRESSION), avro_schema_json=avro_json(with_meta_fields_avro(avro)),
         records_per_file=per_file)
     return ctx, schema_json, sort_columns
+
+
+def _stale_plan_error(t: str, where: str, stale: str) -> WriteConflictError:
+    return WriteConflictError(
+        f"clustering {t} of {where} was rolled back: file group {stale} changed after the clustering was planned "
+        "(a write or compaction committed to it), and replacing it would lose that change. Schedule a new "
+        "clustering.")
 
 
 def _changed_since_plan(table: HudiTable, plan: ClusteringPlan) -> str | None:
