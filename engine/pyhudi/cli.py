@@ -1,9 +1,17 @@
 """The `pyhudi` command.
 
-    pyhudi sql [-e "SQL" | -f file.sql] [--master local[*]] [--warehouse DIR]   # shell with history when neither
-    pyhudi timeline PATH                                                       # instants of a table
-    pyhudi show PATH                                                           # partitions, file groups, slices
-`timeline` and `show` read metadata only (no Spark).
+    pyhudi sql [-e "SQL" | -f file.sql] [--master local[*]] [--warehouse DIR] [--verbose]   # shell when neither
+    pyhudi timeline PATH                                      # instants of a table
+    pyhudi show PATH                                          # partitions, file groups, slices
+    pyhudi commits show --path P [--limit N]                  # as hudi-cli; each runs the SQL procedure of the
+    pyhudi compaction schedule|run|show --path P              #   same name (CALL show_commits, run_compaction,
+    pyhudi clean --path P                                     #   run_clean, create_savepoint, ...) and prints
+    pyhudi savepoint create|rollback|delete --path P --commit I   # its table
+    pyhudi savepoint show --path P
+    pyhudi rollback --path P --commit I
+
+`timeline` and `show` read metadata only (no Spark). Spark's start-up and log output stay off the terminal (only
+errors are logged) unless --verbose is given.
 """
 
 from __future__ import annotations
@@ -12,6 +20,20 @@ import argparse
 import os
 import sys
 
+# hudi-cli's commands -> (procedure, its arguments from our options)
+_HUDI_CLI = {
+    ("commits", "show"): ("show_commits", lambda a: {"limit": a.limit}),
+    ("compaction", "schedule"): ("run_compaction", lambda a: {"op": "schedule"}),
+    ("compaction", "run"): ("run_compaction", lambda a: {"op": "run"}),
+    ("compaction", "show"): ("show_compaction", lambda a: {"limit": a.limit}),
+    ("clean", None): ("run_clean", lambda a: {}),
+    ("savepoint", "create"): ("create_savepoint", lambda a: {"commit_time": a.commit}),
+    ("savepoint", "rollback"): ("rollback_to_savepoint", lambda a: {"instant_time": a.commit}),
+    ("savepoint", "delete"): ("delete_savepoint", lambda a: {"instant_time": a.commit}),
+    ("savepoint", "show"): ("show_savepoints", lambda a: {}),
+    ("rollback", None): ("rollback_to_instant", lambda a: {"instant_time": a.commit}),
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pyhudi", description="Apache Hudi tables on PySpark")
@@ -19,12 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     sql = commands.add_parser("sql", help="run SQL (Hudi statements and CALL procedures)")
     sql.add_argument("-e", dest="execute", help="statements to run")
     sql.add_argument("-f", dest="file", help="SQL script to run")
-    sql.add_argument("--master", default="local[*]")
-    sql.add_argument("--warehouse", default=None, help="Spark SQL warehouse and metastore folder")
+    _spark_arguments(sql)
     timeline = commands.add_parser("timeline", help="list a table's instants")
     timeline.add_argument("path")
     show = commands.add_parser("show", help="list a table's partitions, file groups and slices")
     show.add_argument("path")
+    _hudi_cli_commands(commands)
     args = parser.parse_args(argv)
     from pyhudi.errors import PyHudiError
     try:
@@ -32,10 +54,59 @@ def main(argv: list[str] | None = None) -> int:
             return _timeline(args.path)
         if args.command == "show":
             return _show(args.path)
-        return _sql(args)
+        if args.command == "sql":
+            return _sql(args)
+        return _procedure(args)
     except PyHudiError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def _spark_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--warehouse", default=None, help="Spark SQL warehouse and metastore folder")
+    parser.add_argument("--verbose", action="store_true", help="show Spark's log output (start-up, warnings)")
+
+
+def _hudi_cli_commands(commands) -> None:
+    """hudi-cli's table commands, each with `--path`."""
+    def command(name: str, help_text: str, actions: list[str] | None = None, commit: bool = False):
+        parser = commands.add_parser(name, help=help_text)
+        if actions:
+            parser.add_argument("action", choices=actions)
+        parser.add_argument("--path", required=True, help="the table's base path")
+        parser.add_argument("--limit", type=int, default=10, help="rows to show (show commands)")
+        if commit:
+            parser.add_argument("--commit", help="the instant time")
+        _spark_arguments(parser)
+
+    command("commits", "completed commits of a table (hudi-cli: commits show)", ["show"])
+    command("compaction", "schedule, run or show merge-on-read compactions", ["schedule", "run", "show"])
+    command("clean", "run the cleaner with the table's settings")
+    command("savepoint", "create, show, delete a savepoint or restore the table to one",
+            ["create", "show", "delete", "rollback"], commit=True)
+    command("rollback", "roll back a commit (the latest)", commit=True)
+
+
+def _procedure(args) -> int:
+    """A hudi-cli command: the SQL procedure of the same work on the table at --path, its table printed."""
+    from pyhudi.errors import ConfigError
+    from pyhudi.sqlext.call_args import bind
+    from pyhudi.sqlext.procedures import PROCEDURES
+    name, arguments = _HUDI_CLI[(args.command, getattr(args, "action", None))]
+    needs_commit = args.command == "rollback" or (args.command == "savepoint" and args.action != "show")
+    if needs_commit and not args.commit:
+        raise ConfigError(f"pyhudi {args.command} {getattr(args, 'action', '') or ''}: --commit <instant time> is "
+                          f"required (list the instants with: pyhudi timeline {args.path})")
+    proc = PROCEDURES[name]
+    given = {k: v for k, v in arguments(args).items() if v is not None}
+    # a procedure that names its table by `table` only still resolves `path` first (procedures._target)
+    takes_path = any(p.name == "path" for p in proc.params)
+    values = bind(proc, [], {**given, **({"path": args.path} if takes_path else {"table": args.path})})
+    values["path"] = args.path
+    spark = _spark(args)
+    _print(spark.createDataFrame(proc.run(spark, values), proc.output))
+    return 0
 
 
 def _timeline(path: str) -> int:
@@ -66,14 +137,39 @@ def _show(path: str) -> int:
 
 
 def _sql(args) -> int:
-    import pyhudi
-    spark = pyhudi.session(master=args.master, warehouse_dir=args.warehouse,
-                         **{"spark.ui.showConsoleProgress": "true"})
+    spark = _spark(args, **{"spark.ui.showConsoleProgress": "true"})
     if args.execute or args.file:
         text = args.execute if args.execute else open(args.file, encoding="utf-8").read()
-        _print(pyhudi.sql(spark, text))
+        _run_script(spark, text)
         return 0
     return _shell(spark)
+
+
+def _spark(args, **conf):
+    """The session, with Spark's log output off the terminal unless --verbose (errors still show)."""
+    import pyhudi
+    from pyhudi import console
+    warehouse = os.path.abspath(args.warehouse or "spark-warehouse")
+    if args.verbose:
+        return pyhudi.session(master=args.master, warehouse_dir=warehouse, **conf)
+    conf["spark.driver.extraJavaOptions"] = (f"-Dderby.system.home={warehouse} "
+                                             f"-Dlog4j2.configurationFile={console.quiet_log_config()}")
+    spark = console.start_filtered(lambda: pyhudi.session(master=args.master, warehouse_dir=warehouse, **conf))
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _run_script(spark, text: str) -> None:
+    """Run statements in order and print each one's result (as spark-sql and beeline do), and for each Hudi
+    write a summary line of its commit."""
+    import pyhudi
+    from pyhudi.sqlext.commits import describe, last_commits
+    from pyhudi.sqlext.split import split_statements
+    for statement in split_statements(text):
+        _print(pyhudi.sql(spark, statement.text))
+        line = describe(last_commits())
+        if line:
+            print(line)
 
 
 def _print(df) -> None:
@@ -109,7 +205,7 @@ def _shell(spark) -> int:
         if text.strip().rstrip(";").strip().lower() in ("quit", "exit"):
             break
         try:
-            _print(pyhudi.sql(spark, text))
+            _run_script(spark, text)
         except PyHudiError as exc:
             print(f"error: {exc}")
         except Exception as exc:  # noqa: BLE001 - Spark's errors are shown, the shell goes on
