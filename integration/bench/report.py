@@ -119,7 +119,8 @@ def scan_table(results: list[dict], title: str) -> str:
 
 # --- the summary ------------------------------------------------------------------------------------------------
 def summary_rows(results: list[dict], scale: list[dict], info: dict, small_info: dict | None) -> list[dict]:
-    """Issue 14's lines: each a dict work, pyhudi, peer, ratio, goal, met (None where not run)."""
+    """Issue 14's lines: each a dict work, pyhudi, peer, ratio, goal, met (None: no goal) as printed, and values:
+    the numbers behind pyhudi, peer and ratio (seconds or bytes) for the JSON."""
     by = {r["alias"]: r for r in results if "error" not in r}
     rows: list[dict] = []
 
@@ -132,6 +133,7 @@ def summary_rows(results: list[dict], scale: list[dict], info: dict, small_info:
             ratio = (mine["median_seconds"] / delta["median_seconds"]
                      if delta and delta.get("median_seconds") else None)
             rows.append({"work": f"{by[alias]['system'][len('pyhudi '):]} upsert, {label}",
+                         "values": [mine["median_seconds"], delta and delta.get("median_seconds"), ratio],
                          "pyhudi": _s(mine["median_seconds"]),
                          "peer": f"delta-rs MERGE {_s(delta['median_seconds'])}" if ratio is not None else "-",
                          "ratio": f"{ratio:.2f}×" if ratio is not None else "-",
@@ -152,6 +154,7 @@ def summary_rows(results: list[dict], scale: list[dict], info: dict, small_info:
         in_logs = (f" ({scan['log_rows'] / scan['rows']:.1%} of rows in logs)"
                    if scan.get("log_rows") and scan.get("rows") else "")
         rows.append({"work": f"{by[alias]['system'][len('pyhudi '):]} snapshot scan{in_logs}, sum(fare)",
+                     "values": [scan["median_seconds"], peer["median_seconds"], speed],
                      "pyhudi": _s(scan["median_seconds"]), "peer": f"{peer['label']} {_s(peer['median_seconds'])}",
                      "ratio": f"{speed:.2f}× speed" + ("" if correct else " (WRONG SUM)"),
                      "goal": f"≥ {goal}×", "met": speed >= goal and correct})
@@ -164,6 +167,7 @@ def summary_rows(results: list[dict], scale: list[dict], info: dict, small_info:
         if big["alias"] == alias:
             ratio = big["median_seconds"] / small["median_seconds"]
             rows.append({"work": f"{name} upsert at {_rows(big['rows'])} rows vs {_rows(small['rows'])}",
+                         "values": [big["median_seconds"], small["median_seconds"], ratio],
                          "pyhudi": _s(big["median_seconds"]), "peer": f"{_s(small['median_seconds'])} at "
                                                                        f"{_rows(small['rows'])}",
                          "ratio": f"{ratio:.2f}×", "goal": f"≤ {goal}×", "met": ratio <= goal})
@@ -171,7 +175,7 @@ def summary_rows(results: list[dict], scale: list[dict], info: dict, small_info:
         rss_small = max(x["peak_rss_py"] or 0 for x in small["runs"])
         ratio = rss_big / rss_small if rss_small else None
         rows.append({"work": f"Python driver peak RSS, {name} upsert, {_rows(big['rows'])} vs "
-                             f"{_rows(small['rows'])} rows",
+                             f"{_rows(small['rows'])} rows", "values": [rss_big, rss_small, ratio],
                      "pyhudi": f"{_mb(rss_big)} MB", "peer": f"{_mb(rss_small)} MB",
                      "ratio": f"{ratio:.2f}×" if ratio else "-", "goal": f"flat (≤ {RSS_FLAT}×)",
                      "met": ratio <= RSS_FLAT if ratio else None})

@@ -101,7 +101,7 @@ def test_peers_run_every_case_and_the_summary_compares(bench, data, tmp_path):
     scale = next(row for work, row in by_work.items() if "upsert at 20,000 rows" in work)
     assert scale["ratio"] == "1.50×" and scale["met"] is False                # goal <= 1.2x its small-table time
     rss = next(row for work, row in by_work.items() if "peak RSS" in work)
-    assert rss["ratio"] == "1.10×" and rss["met"] is True
+    assert rss["ratio"] == "1.10×" and rss["met"] is True and rss["values"] == [110, 100, pytest.approx(1.1)]
     text = bench.report_tables.summary_table(rows, "summary")
     assert "| work | pyhudi | peer | ratio | goal | met? |" in text and "**no**" in text
 
