@@ -32,7 +32,7 @@ def _options(table_type: str) -> dict:
 def _other_process(*args: str) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     done = subprocess.run([sys.executable, str(WORKER), *args], env=env, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=1200)   # a loaded machine starts Spark slowly
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.strip().splitlines()[-1]
 
