@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shutil
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
@@ -185,7 +186,12 @@ class Storage:
             relative = relative.rsplit("/", 1)[0] if "/" in relative else ""
 
     def delete_dir(self, relative: str) -> None:
+        """Delete a folder and everything below it (locally with shutil: pyarrow's delete_dir is ~10x slower on
+        a marker folder of a few files, a fixed cost of every commit)."""
         try:
-            self.fs.delete_dir(self.full(relative))
+            if self.is_local:
+                shutil.rmtree(self.full(relative))
+            else:
+                self.fs.delete_dir(self.full(relative))
         except FileNotFoundError:
             pass
