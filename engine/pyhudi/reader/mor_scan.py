@@ -7,6 +7,10 @@ base keys to drop. The merge is then two Spark operations:
     (base rows of slices with logs) LEFT ANTI JOIN (drop keys) ON (base file name, record key)
     UNION ALL (emitted log records) UNION ALL (base rows of slices without logs: no join at all)
 
+The log files are read once per query: their change rows go through one shuffle exchange that both uses share
+(Spark reuses an identical exchange), each use behind an identity ``mapInArrow`` so that the optimizer cannot push
+its filter below the exchange (which would make the two exchanges differ and read the logs twice).
+
 The decision which base rows go and which log records win is taken entirely from the log files (and, for the
 event-time payloads, the base file's key and ordering columns read in Python), never from the rows a query keeps:
 so a filter on any column may be pushed below the union and the anti join into the parquet scans (it commutes
@@ -45,12 +49,12 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     with_logs = [s for s in plan.slices if s.log_files]
     storage = plan.table.storage
     changes = _changes(spark, plan, with_logs)
-    parts = [changes.filter(F.col(CHANGE_EMIT)).select(*names)]
+    parts = [_shared(changes).filter(F.col(CHANGE_EMIT)).select(*names)]
     merged_bases = [s.base_file.path for s in with_logs if s.base_file is not None]
     if merged_bases:
         base = scan([storage.uri(p) for p in merged_bases]).withColumn(FILE, F.col("_metadata.file_name"))
-        drops = changes.filter(~F.col(CHANGE_EMIT)).select(F.col(FILE).alias(_DROP_FILE),
-                                                            F.col(CHANGE_KEY).alias(_DROP_KEY))
+        drops = _shared(changes).filter(~F.col(CHANGE_EMIT)) \
+            .select(F.col(FILE).alias(_DROP_FILE), F.col(CHANGE_KEY).alias(_DROP_KEY))
         log_bytes = sum(log.size or 0 for s in with_logs for log in s.log_files)
         drops = drops.hint("broadcast" if log_bytes <= BROADCAST_LOG_BYTES else "merge")
         on = (base[FILE] == drops[_DROP_FILE]) & (base["_hoodie_record_key"] == drops[_DROP_KEY])
@@ -61,6 +65,15 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     for part in parts[1:]:
         out = out.unionByName(part)
     return out
+
+
+def _identity(batches):
+    yield from batches
+
+
+def _shared(changes: DataFrame) -> DataFrame:
+    """``changes`` behind an optimizer barrier (filters and projections stay above it)."""
+    return changes.mapInArrow(_identity, changes.schema)
 
 
 def _changes(spark: SparkSession, plan: ScanPlan, slices: list) -> DataFrame:
@@ -100,4 +113,4 @@ def _changes(spark: SparkSession, plan: ScanPlan, slices: list) -> DataFrame:
                                 changes[CHANGE_KEY], changes[CHANGE_EMIT]]
                     yield from pa.Table.from_arrays(columns, schema=target).to_batches()
 
-    return spark.range(0, tasks, 1, tasks).mapInArrow(read_changes, out_type)
+    return spark.range(0, tasks, 1, tasks).mapInArrow(read_changes, out_type).repartition(tasks)
