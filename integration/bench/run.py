@@ -208,6 +208,7 @@ def _top_functions(profiler, limit: int = 25) -> list[str]:
 def worker(args) -> None:
     import systems
     systems.HUDI_CODEC = args.codec
+    systems.WARM = args.warm
     system = SYSTEMS[ALIASES.get(args.worker, args.worker)]
     spark = start_spark(args.work) if system.spark else None
     try:
@@ -222,13 +223,14 @@ def worker(args) -> None:
 
 # --- the whole benchmark --------------------------------------------------------------------------------------
 def run_in_subprocess(alias: str, data: str, work: str, runs: int, profile: bool, timeout: int,
-                      codec: str = "snappy", cases=CASES, small_batch: int = 200) -> dict:
+                      codec: str = "snappy", cases=CASES, small_batch: int = 200, warm: bool = False) -> dict:
     hudi = SYSTEMS[ALIASES[alias]].hudi
     tag = f"{alias}-{codec}" if hudi else alias
     result_file = os.path.join(work, f"{tag}.json")
     command = [sys.executable, os.path.abspath(__file__), "--worker", alias, "--data", data, "--work",
                os.path.join(work, tag), "--runs", str(runs), "--result", result_file, "--codec", codec,
-               "--cases", ",".join(cases), "--small-batch", str(small_batch)] + (["--profile"] if profile else [])
+               "--cases", ",".join(cases), "--small-batch", str(small_batch)] + (["--profile"] if profile else []) \
+        + (["--warm"] if warm else [])
     print(f"  {tag} ...", end="", flush=True)
     t0 = time.perf_counter()
     name = SYSTEMS[ALIASES[alias]].name
@@ -300,6 +302,9 @@ def _parser() -> argparse.ArgumentParser:
                              "scan (the snapshot scans), scale (as without --scale-rows)")
     parser.add_argument("--profile", action="store_true",
                         help="one extra big-batch run per Spark system with its Spark jobs and driver hot spots")
+    parser.add_argument("--warm", action="store_true",
+                        help="keep pyhudi's process caches between timed runs (by default its footer caches are "
+                             "cleared before each run)")
     parser.add_argument("--quick", action="store_true", help="5000 rows, 1 run, time-ordered keys (smoke test)")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "pyhudi-bench"))
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per system")
@@ -333,11 +338,12 @@ def main(argv=None) -> int:
     began = time.perf_counter()
     report = {"started": stamp, "rows": args.rows, "runs": args.runs, "cores": os.cpu_count(),
               "codec": args.codec, "codecs": codecs, "target_codec": target_codec, "cases": cases,
-              "small_batch": args.small_batch, "scale_rows": scale_rows, "results": {}}
+              "small_batch": args.small_batch, "scale_rows": scale_rows, "warm": args.warm, "results": {}}
     sections, summaries = [], []
 
     def run(alias, codec, data, cases=cases, profile=args.profile):
-        return run_in_subprocess(alias, data, work, args.runs, profile, args.timeout, codec, cases, args.small_batch)
+        return run_in_subprocess(alias, data, work, args.runs, profile, args.timeout, codec, cases, args.small_batch,
+                                 args.warm)
 
     for keys in (["time", "uuid"] if args.keys == "both" else [args.keys]):
         folder = bench_data.generate(args.out, args.rows, args.rows, keys)
@@ -366,7 +372,8 @@ def main(argv=None) -> int:
         summary = {}
         for codec in codecs:
             rows = results + by_codec[codec]
-            shown = f"{keys} keys, {args.rows:,} rows, pyhudi {codec}, median of {args.runs}"
+            shown = (f"{keys} keys, {args.rows:,} rows, pyhudi {codec}{' (warm caches)' if args.warm else ''}, "
+                     f"median of {args.runs}")
             if "big" in cases:
                 sections.append(report_tables.upsert_table(
                     rows, f"Upsert, batch {info['updates']:,} updates + {info['inserts']:,} inserts; {shown}"))

@@ -112,13 +112,13 @@ def test_command_line_runs_both_codecs_and_saves_the_summary(tmp_path):
     pytest.importorskip("deltalake")
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, str(BENCH / "run.py"), "--quick", "--systems", "delta",
-                           "--codec", "gzip,snappy", "--skip", "scan", "--small-batch", "22", "--out", str(out)],
+                           "--codec", "gzip,snappy", "--skip", "scan", "--small-batch", "22", "--warm", "--out", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Summary: time keys, 5,000 rows, pyhudi gzip (the targets' codec)" in proc.stdout
     (saved,) = out.glob("results-*.json")
     report = json.loads(saved.read_text())
-    assert report["codecs"] == ["gzip", "snappy"] and report["cases"] == ["big", "small"]
+    assert report["codecs"] == ["gzip", "snappy"] and report["cases"] == ["big", "small"] and report["warm"]
     (delta,) = report["results"]["time"]["systems"]
     assert delta["median_seconds"] > 0 and delta["small"]["median_seconds"] > 0 and "scan" not in delta
     assert set(report["results"]["time"]["summary"]) == {"gzip", "snappy"}
