@@ -51,6 +51,22 @@ class WriteResult(str):
     def num_writes(self) -> int:
         return sum(s["numWrites"] for s in self.write_stats)
 
+    @property
+    def bytes_written(self) -> int:
+        return sum(s.get("totalWriteBytes", 0) for s in self.write_stats)
+
+    @property
+    def write_amplification(self) -> float | None:
+        """Bytes written / bytes of the records that changed (inserted, updated or deleted; each file's records
+        valued at its bytes per record): 1 for log files and new files, about records per file / changed
+        records for a copy-on-write rewrite. None when nothing changed."""
+        changed = 0.0
+        for s in self.write_stats:
+            records = s.get("numInserts", 0) + s.get("numUpdateWrites", 0) + s.get("numDeletes", 0)
+            per_record = s.get("totalWriteBytes", 0) / max(1, s.get("numWrites", 0) or records)
+            changed += records * per_record
+        return round(self.bytes_written / changed, 2) if changed else None
+
 
 def write(df: DataFrame, path: str, options: dict | None = None, mode: str = "append") -> WriteResult:
     """Write `df` to the Hudi table at `path` with Hudi datasource `options`; returns the WriteResult (a str equal

@@ -11,11 +11,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+import base64
+import struct
+
 from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
-                                            BloomFilter)
+                                            BloomFilter, bit_size, num_hashes)
 from pyhudi.errors import CorruptFileError
 from pyhudi.storage import Storage
 
+# Meta columns whose values are unique per file: a dictionary never pays for them (parquet-mr, Hudi's writer,
+# falls back to plain encoding for them once the dictionary page overflows; pyarrow would hash every value first).
+UNIQUE_META_COLUMNS = ("_hoodie_commit_seqno", "_hoodie_record_key")
 META_COLUMNS = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
                 "_hoodie_file_name"]
 AVRO_SCHEMA_KEY = "parquet.avro.schema"
@@ -34,6 +40,26 @@ class BloomSettings:
     def new_filter(self) -> BloomFilter:
         return BloomFilter.create(self.filter_type, self.num_entries, self.fpp, self.max_entries)
 
+    def fits(self, serialized: str, type_code: str | None) -> bool:
+        """Whether a stored footer filter has these settings (type, bits, hashes): only then is it carried over."""
+        if (type_code or "SIMPLE").upper() != self.filter_type.upper():
+            return False
+        try:
+            _, hashes, _, bits = struct.unpack(">iibi", base64.b64decode(serialized[:24])[:13])
+        except (ValueError, struct.error):
+            return False
+        expected = bit_size(self.num_entries, self.fpp)
+        return bits == expected and hashes == num_hashes(expected, self.num_entries)
+
+
+@dataclass(frozen=True)
+class PreviousFilter:
+    """The bloom filter of the file a merge rewrites, and the keys the new version adds: the new file's filter is
+    the old one plus those keys (a valid filter of the new key set: keys it no longer holds only add false
+    positives), which spares hashing every key of the file again."""
+
+    footer: dict
+    added_keys: pa.Array
 
 @dataclass(frozen=True)
 class WrittenFile:
@@ -44,11 +70,28 @@ class WrittenFile:
     max_key: str | None
 
 
-def footer_metadata(keys: pa.Array, bloom: BloomSettings, avro_schema_json: str | None) -> dict[bytes, bytes]:
+def _carried_filter(previous: PreviousFilter | None, bloom: BloomSettings) -> tuple[str, str] | None:
+    if previous is None:
+        return None
+    serialized, code = previous.footer.get(FOOTER_BLOOM_KEY), previous.footer.get(FOOTER_TYPE_KEY)
+    if serialized is None or not bloom.fits(serialized, code):
+        return None
+    if len(previous.added_keys):
+        carried = BloomFilter.deserialize(serialized, code)
+        carried.add_keys(previous.added_keys)
+        return carried.serialize(), carried.type_code
+    return serialized, code
+
+
+def footer_metadata(keys: pa.Array, bloom: BloomSettings, avro_schema_json: str | None,
+                    previous: PreviousFilter | None = None) -> dict[bytes, bytes]:
     """Key-value footer entries Hudi readers and the bloom index look for."""
-    bloom_filter = bloom.new_filter()
-    bloom_filter.add_keys(keys)
-    meta = {FOOTER_BLOOM_KEY: bloom_filter.serialize(), FOOTER_TYPE_KEY: bloom_filter.type_code}
+    carried = _carried_filter(previous, bloom)
+    if carried is None:
+        bloom_filter = bloom.new_filter()
+        bloom_filter.add_keys(keys)
+        carried = bloom_filter.serialize(), bloom_filter.type_code
+    meta = {FOOTER_BLOOM_KEY: carried[0], FOOTER_TYPE_KEY: carried[1]}
     if len(keys):
         bounds = pc.min_max(keys)
         meta[FOOTER_MIN_KEY] = bounds["min"].as_py()
@@ -59,17 +102,24 @@ def footer_metadata(keys: pa.Array, bloom: BloomSettings, avro_schema_json: str 
 
 
 def write_base_file(storage: Storage, relative_path: str, records: pa.Table, bloom: BloomSettings,
-                    compression: str = "gzip", avro_schema_json: str | None = None) -> WrittenFile:
-    """Write `records` (meta columns + data, already in storage types) as one parquet base file."""
+                    compression: str = "gzip", avro_schema_json: str | None = None,
+                    unique_columns: tuple[str, ...] = (), previous: PreviousFilter | None = None) -> WrittenFile:
+    """Write `records` (meta columns + data, already in storage types) as one parquet base file. Columns in
+    `unique_columns` (e.g. a single record key field) and the unique meta columns get no dictionary."""
     keys = records["_hoodie_record_key"].combine_chunks() if records.num_rows else pa.array([], pa.string())
-    metadata = footer_metadata(keys, bloom, avro_schema_json)
+    metadata = footer_metadata(keys, bloom, avro_schema_json, previous)
+    plain = set(UNIQUE_META_COLUMNS) | set(unique_columns)
+    dictionary = [f.name for f in records.schema if f.name not in plain]
+    if any(pa.types.is_nested(f.type) for f in records.schema):   # the list names leaf columns: keep it simple
+        dictionary = True
     table = records.replace_schema_metadata(None)
     parent = relative_path.rsplit("/", 1)[0] if "/" in relative_path else ""
     storage.makedirs(parent)
     with storage.fs.open_output_stream(storage.full(relative_path)) as sink:
         with pq.ParquetWriter(sink, table.schema, compression=None if compression == "uncompressed" else compression,
                               compression_level=GZIP_LEVEL if compression == "gzip" else None, store_schema=True,
-                              coerce_timestamps="us", allow_truncated_timestamps=True) as writer:
+                              coerce_timestamps="us", allow_truncated_timestamps=True,
+                              use_dictionary=dictionary) as writer:
             writer.write_table(table, row_group_size=1 << 20)
             # Footer entries added to the file only: as schema metadata they would also be copied into the
             # ARROW:schema entry, storing the bloom filter twice.
@@ -93,9 +143,16 @@ def footer_of(parquet_file: pq.ParquetFile) -> dict[str, str]:
 
 
 def read_base_file(storage: Storage, relative_path: str, columns: list[str] | None = None) -> pa.Table:
+    return read_base_file_and_footer(storage, relative_path, columns)[0]
+
+
+def read_base_file_and_footer(storage: Storage, relative_path: str,
+                              columns: list[str] | None = None) -> tuple[pa.Table, dict[str, str]]:
+    """A base file's records and its key-value footer, from one open."""
     try:
         with storage.fs.open_input_file(storage.full(relative_path)) as source:
-            return pq.read_table(source, columns=columns)
+            parquet = pq.ParquetFile(source)
+            return parquet.read(columns=columns), footer_of(parquet)
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowInvalid) as exc:

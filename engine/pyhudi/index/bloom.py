@@ -45,21 +45,45 @@ class RangePlan:
     scopes: dict                              # scope -> (KeyRangeIndex, np.ndarray of file positions)
     is_global: bool
     cache_epoch: int = 0                      # the driver footer cache's epoch (see footers.bloom_filter)
+    use_bloom: bool = True                    # False: every in-range file's keys are read (SIMPLE index)
+
+    def candidates(self, keys: np.ndarray, partitions: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(row positions, file positions): the files whose key range may hold each key (of its partition)."""
+        if self.is_global or partitions is None:
+            groups = [(None, np.arange(len(keys)))]
+        else:
+            uniq, inverse = np.unique(partitions, return_inverse=True)
+            groups = [(scope, np.flatnonzero(inverse == i)) for i, scope in enumerate(uniq)]
+        rows, files = [], []
+        for scope, where in groups:
+            entry = self.scopes.get(scope)
+            if entry is None or not len(where):
+                continue
+            ranges, positions = entry
+            key_pos, local = ranges.query(keys[where])
+            rows.append(where[key_pos])
+            files.append(positions[local])
+        if not rows:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        return np.concatenate(rows), np.concatenate(files)
 
 
-def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: bool) -> tuple[RangePlan, int]:
-    """The plan for the given latest base files; returns it with the number of footers read from storage."""
+def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: bool,
+               use_bloom: bool = True) -> tuple[RangePlan, int]:
+    """The plan for the given latest base files; returns it with the number of footers read from storage (none
+    when ranges do not prune: then every file of a key's scope is a candidate)."""
     before = CACHE.reads
-    keys = file_keys(spark, storage, [b.path for b in base_files])
+    keys = file_keys(spark, storage, [b.path for b in base_files]) if prune_by_ranges else None
     files = [(partition_of(b.path), b.file_id) for b in base_files]
     by_scope: dict = {}
     for position, (partition, _) in enumerate(files):
         by_scope.setdefault(None if is_global else partition, []).append(position)
     scopes = {}
     for scope, positions in by_scope.items():
-        ranges = [(keys[p].min_key, keys[p].max_key) for p in positions]
+        ranges = [(keys[p].min_key, keys[p].max_key) if keys else (None, None) for p in positions]
         scopes[scope] = (KeyRangeIndex(ranges, prune=prune_by_ranges), np.array(positions, np.int64))
-    return RangePlan(files, [b.path for b in base_files], scopes, is_global, CACHE.epoch), CACHE.reads - before
+    plan = RangePlan(files, [b.path for b in base_files], scopes, is_global, CACHE.epoch, use_bloom)
+    return plan, CACHE.reads - before
 
 
 class _Counters(AccumulatorParam):
@@ -108,14 +132,14 @@ def _in_range_pairs(plan: RangePlan, batches, counters):
     counters.add({("range", task.partitionId() if task else 0): (n_keys, in_range)})
 
 
-def _found_in_file(plan: RangePlan, storage, pairs: pa.Table, counters) -> pa.Table:
-    """Executor, one file: its bloom filter, then (for the positives) its key column decide which keys are in it."""
-    position = pairs[_FILE_POS][0].as_py()
+def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counters) -> pa.Array:
+    """Executor, one file: its bloom filter, then (for the positives) its key column decide which of `keys` are
+    in it; returns those keys (each once)."""
     path = plan.paths[position]
-    keys = pairs[RECORD_KEY].combine_chunks()
     with storage.fs.open_input_file(storage.full(path)) as source:   # one open, one footer parse per file
         parquet = pq.ParquetFile(source)
-        bloom = bloom_filter(storage, path, plan.cache_epoch, footer=lambda: footer_of(parquet))
+        bloom = bloom_filter(storage, path, plan.cache_epoch, footer=lambda: footer_of(parquet)) \
+            if plan.use_bloom else None
         positives = keys if bloom is None else keys.filter(pa.array(bloom.might_contain_many(keys)))
         if len(positives):   # hash the few positives, probe the file's keys (each stored once)
             stored = parquet.read(columns=[RECORD_KEY], use_threads=False)[RECORD_KEY].combine_chunks()
@@ -123,6 +147,33 @@ def _found_in_file(plan: RangePlan, storage, pairs: pa.Table, counters) -> pa.Ta
         else:
             found = positives
     counters.add({("file", position): (len(positives), len(found))})
+    return found
+
+
+def new_counters(spark):
+    """The lookup counters' accumulator (see _Counters)."""
+    return spark.sparkContext.accumulator({}, _Counters())
+
+
+def fill_stats(counters: dict, stats: IndexStats) -> None:
+    """IndexStats from the counters a lookup gathered (BloomLookup.fill_stats, and the one-job write)."""
+    in_range: set[int] = set()
+    candidates = 0
+    for (kind, _), value in counters.items():
+        if kind == "range":
+            stats.keys_looked_up += value[0]
+            in_range.update(f for f, n in value[1].items() if n)
+        elif kind == "file" and value[0]:
+            candidates += 1
+    stats.files_pruned_by_range = stats.files_considered - len(in_range)
+    stats.candidate_files = candidates
+    stats.files_pruned_by_bloom = len(in_range) - candidates
+
+
+def _found_in_file(plan: RangePlan, storage, pairs: pa.Table, counters) -> pa.Table:
+    """Executor, one file: the keys of `pairs` that are in it, as locations."""
+    position = pairs[_FILE_POS][0].as_py()
+    found = keys_in_file(plan, storage, position, pairs[RECORD_KEY].combine_chunks(), counters)
     partition, file_id = plan.files[position]
     return pa.Table.from_arrays([found, pa.repeat(pa.scalar(partition, pa.string()), len(found)),
                                  pa.repeat(pa.scalar(file_id, pa.string()), len(found))], schema=_FOUND_SCHEMA)
@@ -150,17 +201,7 @@ class BloomLookup:
         self._counters = counters
 
     def fill_stats(self, stats: IndexStats) -> None:
-        in_range: set[int] = set()
-        candidates = 0
-        for (kind, _), value in self._counters.value.items():
-            if kind == "range":
-                stats.keys_looked_up += value[0]
-                in_range.update(f for f, n in value[1].items() if n)
-            elif value[0]:
-                candidates += 1
-        stats.files_pruned_by_range = stats.files_considered - len(in_range)
-        stats.candidate_files = candidates
-        stats.files_pruned_by_bloom = len(in_range) - candidates
+        fill_stats(self._counters.value, stats)
 
 
 def locations(spark, storage, records: DataFrame, base_files, is_global: bool, prune_by_ranges: bool,
@@ -171,7 +212,7 @@ def locations(spark, storage, records: DataFrame, base_files, is_global: bool, p
     stats.files_considered = len(base_files)
     stats.footers_read = footers_read
     plan_bc = spark.sparkContext.broadcast(plan)
-    counters = spark.sparkContext.accumulator({}, _Counters())
+    counters = new_counters(spark)
 
     def pairs(batches):
         return _in_range_pairs(plan_bc.value, batches, counters)

@@ -107,6 +107,30 @@ def bucket_of_file_id(file_id: str) -> int | None:
     return int(prefix) if len(prefix) == 8 and prefix.isdigit() else None
 
 
+def new_bucket_file_id(instant_time: str, partition: str, bucket: int) -> str:
+    """The file id a write gives a bucket that has no file group yet: the bucket prefix and a digest of (instant,
+    partition, bucket), so every task (and a retried one) names it alike (the same value as tag's Spark column)."""
+    import hashlib
+    digest = hashlib.md5(f"{instant_time}|{partition}|{bucket}".encode()).hexdigest()
+    return f"{bucket_id_str(bucket)}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}-0"
+
+
+def bucket_file_ids(keys: pa.Array, partitions: pa.Array, hash_fields: list[str], num_buckets: int,
+                    existing: dict, instant_time: str) -> pa.Array:
+    """Executor: the file id of each record's bucket, existing ((partition, bucket) -> file id) or new."""
+    buckets = bucket_ids(keys, hash_fields, num_buckets)
+    parts = partitions.to_pylist()
+    names: dict = {}
+    out = []
+    for partition, bucket in zip(parts, buckets.tolist()):
+        name = names.get((partition, bucket))
+        if name is None:
+            name = existing.get((partition, bucket)) or new_bucket_file_id(instant_time, partition, bucket)
+            names[(partition, bucket)] = name
+        out.append(name)
+    return pa.array(out, pa.string())
+
+
 def existing_buckets(view, partitions=None, table: str = "", num_buckets: int | None = None) -> dict:
     """(partition, bucket) -> file id of the file groups in the view; raises when the layout is not a bucket
     layout for `num_buckets` (a file id without bucket prefix, a bucket out of range, two groups per bucket)."""

@@ -17,8 +17,8 @@ import pyarrow.compute as pc
 from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_SCHEMA
 from pyhudi.actions.spark_jobs import task_token
-from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, WrittenFile, read_base_file,
-                                         write_base_file)
+from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile,
+                                         read_base_file_and_footer, write_base_file)
 from pyhudi.file_group.naming import base_file_name
 from pyhudi.merge import delete_mask, keep_latest_per_key, merge_file_group
 from pyhudi.storage import Storage
@@ -63,6 +63,7 @@ class WriteContext:
     ordering_avro_type: object = None
     table_avro_schema_json: str | None = None
     combine_in_writer: bool = False            # keep the latest record per key here (see keep_latest_per_key)
+    unique_columns: tuple = ()                 # data columns unique per file (a single record key field)
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -115,20 +116,28 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     if ctx.is_mor and existing is not None and not has_inserts:
         return append_log_file(ctx, incoming, partition, file_id, existing)
     token, partition_id = task_token()
-    stored = None
+    stored = footer = None
     if existing is not None and existing.base_path is not None:
-        stored = _align_stored(read_base_file(ctx.storage, existing.base_path), ctx.data_schema)
+        stored, footer = read_base_file_and_footer(ctx.storage, existing.base_path)
+        stored = _align_stored(stored, ctx.data_schema)
     deletes = delete_mask(incoming, DELETE_COLUMN)
     result = merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.ordering_field)
     if not (result.num_updates or result.num_inserts or result.num_deletes):   # e.g. deletes of unknown keys
         return _stats([])
+    previous = None
+    if footer is not None:   # the old filter plus the new keys (see PreviousFilter)
+        added = result.written[RECORD_KEY]
+        if result.num_updates:
+            added = added.filter(pc.invert(pc.is_in(added, value_set=stored[RECORD_KEY])))
+        previous = PreviousFilter(footer, added.combine_chunks() if isinstance(added, pa.ChunkedArray) else added)
 
     name = base_file_name(file_id, token, ctx.instant_time)
     relative = f"{partition}/{name}" if partition else name
     written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id)
     table = pa.concat_tables([result.kept, written]) if result.kept is not None else written
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
-    out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+    out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json,
+                          ctx.unique_columns, previous)
     crash_point("write.executor.after_file")
     task_failure_point("write.executor.after_file")
     return _stats([(partition, file_id, out, existing.base_instant if existing else "null",
@@ -194,7 +203,8 @@ def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> 
         relative = f"{partition}/{name}" if partition else name
         stamped = stamp_meta(table, ctx, name, partition_id)
         create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
-        out = write_base_file(ctx.storage, relative, stamped, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+        out = write_base_file(ctx.storage, relative, stamped, ctx.bloom, ctx.compression, ctx.avro_schema_json,
+                              ctx.unique_columns)
         crash_point("write.executor.after_file")
         task_failure_point("write.executor.after_file")
         stats.append((partition, file_id, out, "null", table.num_rows, 0, 0))
@@ -226,6 +236,11 @@ def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> 
     flush()
     if stats:
         yield from _stats(stats).to_batches()
+
+
+def empty_stats() -> pa.Table:
+    """The stats of a task that wrote nothing."""
+    return _stats([])
 
 
 def _run_boundaries(values: pa.ChunkedArray) -> list[tuple[int, int]]:

@@ -34,6 +34,7 @@ from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_CO
 from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
 from pyhudi.writer.planning import average_record_size, group_states, plan_insert_buckets, with_auto_keys
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
+from pyhudi.writer import one_job
 
 _SEQ_COLUMN = "_pyhudi_seq"
 _SLOT_COLUMN = "_pyhudi_slot"
@@ -66,6 +67,8 @@ class WriteAction:
         self.keyed: DataFrame | None = None
         self.partitions: list[str] | None = None
         self._cached = False
+        self.one_job = False   # the write runs as one Spark job (writer/one_job.py)
+        self._batch_shuffles = True   # computing the batch shuffles (then the write keeps adaptive execution)
 
     # --- the action's steps (the client runs them inside a transaction) -----------------------------------
     @property
@@ -82,8 +85,9 @@ class WriteAction:
         keyed = self._keyed(self._prepared())
         if self.is_replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
             self.config = C.HoodieConfig({**self.config.raw, C.SMALL_FILE_LIMIT.key: "0"}, warn_unknown=False)
-        partitions_first = self._needs_partitions_first()
-        self._cached = not (self.index.is_bucket and not partitions_first)
+        self.one_job = self._fits_one_job()
+        partitions_first = not self.one_job and self._needs_partitions_first()
+        self._cached = not self.one_job and not (self.index.is_bucket and not partitions_first)
         if self._cached:   # several Spark actions read the batch: compute it once
             keyed = keyed.persist()
         self.keyed = keyed
@@ -116,6 +120,17 @@ class WriteAction:
         """Free the cached batch."""
         if self._cached and self.keyed is not None:
             self.keyed.unpersist()
+
+    def _fits_one_job(self) -> bool:
+        """Whether the write runs as one Spark job (writer/one_job.py): an upsert, insert or delete with a
+        partition-scoped index whose batch Spark estimates at most ONE_JOB_MAX_BYTES or cannot size (bigger ones
+        keep the counted plan, which spreads a partition's new file groups over tasks)."""
+        if self.operation not in ("upsert", "insert", "delete") or self.index.is_global:
+            return False
+        if not (self._combines() or self.operation == "insert"):
+            return False
+        size, self._batch_shuffles = one_job.batch_plan(self.incoming)
+        return size is None or size <= one_job.ONE_JOB_MAX_BYTES
 
     def _needs_partitions_first(self) -> bool:
         """Whether the incoming partitions must be known before the lookup: a partition-scoped index reading
@@ -171,11 +186,14 @@ class WriteAction:
             payload_class=self.resolved[C.PAYLOAD_CLASS.key], ordering_field=self.precombine,
             max_file_size=self.config.get(C.MAX_FILE_SIZE), is_mor=self.is_mor,
             log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
-            table_avro_schema_json=avro_json(self.avro_schema))
+            table_avro_schema_json=avro_json(self.avro_schema),
+            unique_columns=tuple(self.keygen.record_key_fields) if len(self.keygen.record_key_fields) == 1 else ())
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
             return self._bulk_insert(keyed, ctx)
+        if self.one_job:
+            return self._write_one_job(keyed, view, ctx, timeline, instant_time)
 
         # With a partition-scoped index every version of a key reaches the same writer task (same stored
         # location, or the same insert slot, which hashes the key): it keeps the latest there (ordering field,
@@ -187,17 +205,7 @@ class WriteAction:
             ctx = dataclasses.replace(ctx, combine_in_writer=True)
         else:
             deduped = self._dedup(keyed)
-        if self.operation == "delete":   # Hudi's delete carries no ordering value (natural order): it always wins
-            deduped = deduped.withColumn(DELETE_COLUMN, F.lit(True))
-            if self.precombine in deduped.columns:
-                deduped = deduped.withColumn(self.precombine, F.lit(None).cast(deduped.schema[self.precombine].dataType))
-        else:   # _hoodie_is_deleted (a data column) or the upsert's delete flag
-            deleted = F.lit(False)
-            for flag in (IS_DELETED_FIELD, DELETE_COLUMN):
-                if flag in deduped.columns:
-                    deleted = deleted | F.coalesce(F.col(flag), F.lit(False))
-            deduped = deduped.withColumn(DELETE_COLUMN, deleted)
-
+        deduped = self._flag_deletes(deduped)
         existing = group_states(view)
         tagged = self._tag(deduped, view, instant_time)
         if self.operation == "delete" or not writer_combines:
@@ -219,6 +227,48 @@ class WriteAction:
             for item in self._release:
                 item.unpersist()
             self._release.clear()
+
+    def _flag_deletes(self, records: DataFrame) -> DataFrame:
+        """DELETE_COLUMN on every record: the delete operation, `_hoodie_is_deleted` or the upsert's delete flag."""
+        if self.operation == "delete":   # Hudi's delete carries no ordering value (natural order): it always wins
+            records = records.withColumn(DELETE_COLUMN, F.lit(True))
+            if self.precombine in records.columns:
+                records = records.withColumn(self.precombine, F.lit(None).cast(records.schema[self.precombine].dataType))
+            return records
+        deleted = F.lit(False)
+        for flag in (IS_DELETED_FIELD, DELETE_COLUMN):
+            if flag in records.columns:
+                deleted = deleted | F.coalesce(F.col(flag), F.lit(False))
+        return records.withColumn(DELETE_COLUMN, deleted)
+
+    def _write_one_job(self, keyed: DataFrame, view, ctx: WriteContext, timeline: Timeline,
+                       instant_time: str) -> list[dict]:
+        """Key, tag, place and write in one Spark job; the plan comes from metadata (see writer/one_job.py)."""
+        from pyhudi.index import bloom, bucket
+
+        spec = self.index
+        records = self._flag_deletes(keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
+        ctx = dataclasses.replace(ctx, combine_in_writer=self._combines(), existing=group_states(view))
+        stats = self.index_stats = IndexStats(spec.type)
+        pack = one_job.pack_plan(view, self.config, average_record_size(timeline, self.config),
+                                 view.pending_compaction_groups)
+        lookup = bucket_args = None
+        if spec.is_bucket:
+            existing = bucket.existing_buckets(view, None, self.table_name, spec.num_buckets)
+            bucket_args = (list(spec.hash_fields), spec.num_buckets, existing, instant_time)
+        elif self.operation in ("upsert", "delete") and self.keygen.record_key_fields:
+            base_files = view.latest_base_files(None)
+            if base_files:
+                lookup, stats.footers_read = bloom.build_plan(
+                    self.spark, self.storage, base_files, False, spec.prune_by_ranges and spec.is_bloom,
+                    use_bloom=spec.is_bloom)
+        n_groups = len(ctx.existing) + len({partition for partition, _ in ctx.existing}) + 1
+        write_stats = one_job.write(self.spark, self.storage, records, ctx, pack, lookup, bucket_args, stats,
+                                    n_groups, self._batch_shuffles)
+        self._finish_index_stats(write_stats)
+        if lookup is None and not spec.is_bucket:   # nothing looked up: every record went by the insert path
+            stats.keys_looked_up = stats.updates + stats.inserts
+        return write_stats
 
     def _write_parallelism(self, existing: dict) -> int:
         """Spark partitions for the file groups this write touches: the existing ones in the incoming partitions

@@ -1,0 +1,145 @@
+"""The one-job write (writer/one_job.py): an upsert runs as one Spark job, places inserts into small files and new
+file groups by Hudi's sizing, resolves keys whose range overlaps several files, and a COW rewrite carries the old
+bloom filter over and writes unique columns without a dictionary."""
+
+from __future__ import annotations
+
+import uuid
+
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import functions as F
+
+import pyhudi
+from pyhudi.file_group.bloom_filter import FOOTER_BLOOM_KEY, from_footer
+from pyhudi.index.bucket import new_bucket_file_id
+from pyhudi.table import HudiTable
+from support import assert_same_rows_as_hudi_rs, rows
+
+
+def _options(index="BLOOM", table_type="COPY_ON_WRITE", **extra) -> dict:
+    return {"hoodie.table.name": "onejob", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.partitionpath.field": "region", "hoodie.datasource.write.precombine.field": "ts",
+            "hoodie.datasource.write.table.type": table_type, "hoodie.index.type": index,
+            "hoodie.bucket.index.num.buckets": "2", **extra}
+
+
+def _batch(spark, ids, ts, regions=("a", "b")):
+    data = [(f"k{i:04d}", regions[i % len(regions)], ts, f"v{i}-{ts}") for i in ids]
+    return spark.createDataFrame(data, "id string, region string, ts long, val string")
+
+
+def _snapshot(spark, path):
+    return sorted(rows(pyhudi.read(spark, str(path)), ["id", "region", "ts", "val"]))
+
+
+def _jobs_of(spark, action) -> int:
+    """Spark jobs `action` starts (all jobs of a job group set for it)."""
+    sc = spark.sparkContext
+    group = f"onejob-{uuid.uuid4()}"
+    sc.setJobGroup(group, "one-job test")
+    try:
+        action()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    return len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+@pytest.mark.parametrize("index,table_type", [("BLOOM", "COPY_ON_WRITE"), ("BLOOM", "MERGE_ON_READ"),
+                                              ("SIMPLE", "COPY_ON_WRITE"), ("BUCKET", "MERGE_ON_READ")])
+def test_upsert_is_one_spark_job(spark, tmp_path, index, table_type):
+    path = str(tmp_path / "t")
+    opts = _options(index, table_type)
+    pyhudi.write(_batch(spark, range(0, 40), 1), path, opts)
+    result = {}
+    jobs = _jobs_of(spark, lambda: result.update(r=pyhudi.write(_batch(spark, range(30, 50), 2), path, opts)))
+    assert jobs == 1
+    stats = result["r"].index_stats
+    assert stats["updates"] + stats["inserts"] == 20
+    expected = {f"k{i:04d}": (f"k{i:04d}", "ab"[i % 2], 1 if i < 30 else 2, f"v{i}-{1 if i < 30 else 2}")
+                for i in range(50)}
+    assert _snapshot(spark, path) == sorted(expected.values())
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_inserts_fill_small_files_then_new_file_groups(spark, tmp_path):
+    """Hudi's sizing: a partition's inserts go to its small file up to max.file.size (by the record size), the
+    rest to new file groups of max.file.size / record size records."""
+    path = str(tmp_path / "t")
+    pyhudi.write(_batch(spark, range(0, 5), 1, regions=("a",)), path, _options())
+    first = HudiTable.load(path).view().latest_base_files()
+    assert len(first) == 1
+    size = first[0].size
+    record = max(1, size // 5)
+    opts = _options(**{"hoodie.parquet.max.file.size": str(size + 10 * record),
+                       "hoodie.parquet.small.file.limit": str(size + 1),
+                       "hoodie.copyonwrite.record.size.estimate": str(record)})
+    per_file = (size + 10 * record) // record
+    result = pyhudi.write(_batch(spark, range(5, 60), 2, regions=("a",)), path, opts)
+    written = {s["fileId"]: s for s in result.write_stats}
+    assert written[first[0].file_id]["numInserts"] == 10   # the small file's free capacity
+    new = sorted(s["numInserts"] for s in result.write_stats if s["fileId"] != first[0].file_id)
+    assert new == sorted([per_file] * (45 // per_file) + ([45 % per_file] if 45 % per_file else []))
+    assert len(HudiTable.load(path).view().latest_base_files()) == 1 + len(new)
+    assert len(_snapshot(spark, path)) == 60
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_keys_in_overlapping_ranges_are_found_once(spark, tmp_path):
+    """Two files whose key ranges overlap: an existing key is an update of the file holding it, a new key in
+    both ranges is inserted once."""
+    path = str(tmp_path / "t")
+    opts = _options(**{"hoodie.parquet.small.file.limit": "0"})
+    pyhudi.write(_batch(spark, [0, 10, 20], 1, regions=("a",)), path, opts)
+    pyhudi.write(_batch(spark, [5, 15, 25], 1, regions=("a",)), path, opts)
+    assert len(HudiTable.load(path).view().latest_base_files()) == 2
+    result = pyhudi.write(_batch(spark, [10, 15, 12, 12], 2, regions=("a",)), path, opts)
+    stats = result.index_stats
+    assert stats["updates"] == 2 and stats["inserts"] == 1
+    assert stats["files_considered"] == 2 and stats["candidate_files"] == 2
+    assert sorted(r[0] for r in _snapshot(spark, path)) == [f"k{i:04d}" for i in (0, 5, 10, 12, 15, 20, 25)]
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_delete_of_unknown_and_known_keys(spark, tmp_path):
+    path = str(tmp_path / "t")
+    opts = _options(table_type="MERGE_ON_READ")
+    pyhudi.write(_batch(spark, range(0, 10), 1), path, opts)
+    result = pyhudi.write(_batch(spark, [1, 2, 99], 2), path,
+                          {**opts, "hoodie.datasource.write.operation": "delete"})
+    assert result.index_stats["updates"] == 2 and result.index_stats["inserts"] == 0
+    assert sorted(r[0] for r in _snapshot(spark, path)) == [f"k{i:04d}" for i in (0, 3, 4, 5, 6, 7, 8, 9)]
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_rewrite_carries_the_bloom_filter_and_keys_have_no_dictionary(spark, tmp_path):
+    path = str(tmp_path / "t")
+    opts = _options()
+    pyhudi.write(_batch(spark, range(0, 50), 1, regions=("a",)), path, opts)
+    old = HudiTable.load(path).view().latest_base_files()[0]
+    old_footer = pq.ParquetFile(f"{path}/{old.path}").metadata.metadata
+    pyhudi.write(_batch(spark, range(10, 20), 2, regions=("a",)), path, opts)   # updates only
+    new = HudiTable.load(path).view().latest_base_files()[0]
+    meta = pq.ParquetFile(f"{path}/{new.path}").metadata
+    assert new.path != old.path
+    assert meta.metadata[FOOTER_BLOOM_KEY.encode()] == old_footer[FOOTER_BLOOM_KEY.encode()]
+    pyhudi.write(_batch(spark, range(50, 60), 3, regions=("a",)), path, opts)   # inserts: the filter grows
+    latest = HudiTable.load(path).view().latest_base_files()[0]
+    parquet = pq.ParquetFile(f"{path}/{latest.path}")
+    bloom = from_footer(parquet.metadata.metadata)
+    assert bloom.might_contain_many([f"k{i:04d}" for i in range(60)]).all()
+    names = parquet.schema_arrow.names
+    for column in ("_hoodie_record_key", "_hoodie_commit_seqno", "id"):
+        encodings = parquet.metadata.row_group(0).column(names.index(column)).encodings
+        assert not any("DICTIONARY" in e for e in encodings), (column, encodings)
+    region = parquet.metadata.row_group(0).column(names.index("region")).encodings
+    assert any("DICTIONARY" in e for e in region)
+    assert len(_snapshot(spark, path)) == 60
+
+
+def test_new_bucket_file_id_matches_the_bucket_tag_column(spark):
+    digest = F.md5(F.concat_ws("|", F.lit("20260101000000000"), F.lit("a/b"), F.lit("3")))
+    row = spark.range(1).select(F.concat(F.lit("00000003-"), F.substring(digest, 9, 4), F.lit("-"),
+                                         F.substring(digest, 13, 4), F.lit("-"), F.substring(digest, 17, 4),
+                                         F.lit("-"), F.substring(digest, 21, 12), F.lit("-0"))).first()[0]
+    assert new_bucket_file_id("20260101000000000", "a/b", 3) == row
