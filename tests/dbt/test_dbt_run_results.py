@@ -67,3 +67,34 @@ class TestRunResultsCarryHudiCommits:
         latest = HudiTable.load(location).timeline().latest_completed_write().time
         assert got["hudi_instant"] == latest and latest in got["_message"]
         assert got["_message"].startswith("OK upsert ")
+
+
+class TestDocsGenerateShowsHudiStats:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"source_1.csv": SOURCE_1}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"merged.sql": MERGE, "plain_view.sql": VIEW}
+
+    def test_catalog_has_hudi_stats(self, project, spark):
+        import json
+        import os
+        run_dbt(["seed"])
+        run_dbt(["run"])
+        run_dbt(["docs", "generate"])
+        with open(os.path.join(project.project_root, "target", "catalog.json")) as f:
+            nodes = json.load(f)["nodes"]
+        merged = next(n for key, n in nodes.items() if key.endswith(".merged"))
+        stats = merged["stats"]
+        assert stats["hudi_table_type"]["value"] == "MERGE_ON_READ"
+        assert stats["hudi_record_key"]["value"] == "id"
+        assert stats["hudi_files"]["value"] >= 1 and stats["bytes"]["value"] > 0
+        from pyhudi.sqlext import catalog
+        location = catalog.lookup(spark, None, project.test_schema, "merged").location
+        latest = HudiTable.load(location).timeline().latest_completed_write()
+        assert stats["hudi_last_commit"]["value"] == f"{latest.time} deltacommit"
+        assert [c for c in merged["columns"]] and not any(c.startswith("_hoodie") for c in merged["columns"])
+        view = next(n for key, n in nodes.items() if key.endswith(".plain_view"))
+        assert "hudi_table_type" not in view["stats"]

@@ -71,9 +71,18 @@ class PyhudiAdapter(SparkAdapter):
                 for r in relations]
 
     def _get_columns_for_catalog(self, relation) -> Iterable[Dict[str, Any]]:
+        stats = self._hudi_stats(relation) if getattr(relation, "is_hudi", False) else {}
         for column in super()._get_columns_for_catalog(relation):
             if column.get("column_name") not in self.HUDI_METADATA_COLUMNS:
-                yield column
+                yield {**column, **stats}
+
+    def _hudi_stats(self, relation) -> Dict[str, Any]:
+        """`dbt docs generate`: the Hudi table's type, key, last commit, files and bytes (metadata only)."""
+        from dbt.adapters.pyhudi.catalog_stats import hudi_table_stats
+        from pyhudi.sqlext import catalog
+        connection = self.connections.open(self.connections.get_thread_connection())
+        entry = catalog.lookup(connection.handle.spark, None, relation.schema, relation.identifier)
+        return hudi_table_stats(entry.location) if entry is not None and entry.is_hudi else {}
 
     # ---------------------------------------------------------------- Hudi options of a model
 
