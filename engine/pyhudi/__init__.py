@@ -37,6 +37,13 @@ def compact(spark, path, op="scheduleAndExecute", instant_time=None, options=Non
     return _compact(spark, path, op, instant_time, options)
 
 
+def cluster(spark, path, op="scheduleAndExecute", instant_time=None, options=None) -> list:
+    """Hudi clustering (op: schedule, execute, scheduleAndExecute): rewrites small file groups into fewer,
+    sorted by hoodie.clustering.plan.strategy.sort.columns; returns the clustering instants acted on."""
+    from pyhudi.client.clustering import cluster as _cluster
+    return _cluster(spark, path, op, instant_time, options)
+
+
 def delete_partitions(spark, path, partitions, options=None) -> str:
     from pyhudi.client.write import delete_partitions as _delete_partitions
     return _delete_partitions(spark, path, partitions, options)
@@ -85,5 +92,5 @@ def sql(spark, text, options=None):
     return _sql(spark, text, options)
 
 
-__all__ = ["PyHudiError", "activate", "archive", "clean", "compact", "sql", "create_savepoint", "delete_partitions", "delete_savepoint",
+__all__ = ["PyHudiError", "activate", "archive", "clean", "cluster", "compact", "sql", "create_savepoint", "delete_partitions", "delete_savepoint",
            "restore_to_savepoint", "rollback_to_instant", "show_savepoints", "read", "session", "write", "__version__"]
