@@ -155,6 +155,17 @@ LOG_BLOCK_FORMAT = _prop("hoodie.logfile.data.block.format", "parquet", lambda v
 LOG_MAX_SIZE = _prop("hoodie.logfile.max.size", 1073741824, _POSITIVE)
 CONCURRENCY_MODE = _prop("hoodie.write.concurrency.mode", "single_writer", lambda v: str(v).strip().lower(),
                          ("single_writer", "optimistic_concurrency_control"))
+# --- clustering (the keys the writer and the post-commit hook read; the plan's keys: services/clustering_plan.py)
+CLUSTERING_UPDATES_STRATEGY = _prop(
+    "hoodie.clustering.updates.strategy",
+    "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
+    doc="What a write does to a file group under pending clustering: SparkRejectUpdateStrategy refuses it, "
+        "SparkAllowUpdateStrategy writes it (the clustering then aborts at its commit check).")
+CLUSTERING_INLINE = _prop("hoodie.clustering.inline", False, _bool)
+CLUSTERING_SCHEDULE_INLINE = _prop("hoodie.clustering.schedule.inline", False, _bool)
+LAYOUT_OPTIMIZE_STRATEGY = _prop("hoodie.layout.optimize.strategy", "linear", lambda v: str(v).strip().lower(),
+                                 ("linear", "z-order", "hilbert"),
+                                 doc="Record order of clustering: pyhudi builds linear (z-order/hilbert refused).")
 # --- replace operations, failed-write rollback, heartbeats (services/rollback.py, writer/transaction.py) ---
 PARTITIONS_TO_DELETE = _prop("hoodie.datasource.write.partitions.to.delete", None,
                              doc="Comma-separated partition paths (wildcards allowed) for delete_partition.")

@@ -230,7 +230,7 @@ def test_a_write_to_a_planned_file_group_aborts_the_clustering(spark, tmp_path):
     allow = {"hoodie.clustering.updates.strategy":
              "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy"}
     instant = schedule_clustering(spark, str(path), allow)
-    pyhudi.write(_batch(spark, 0, 4, ts=3), str(path), opts)          # updates two planned file groups
+    pyhudi.write(_batch(spark, 0, 4, ts=3), str(path), {**opts, **allow})   # updates two planned file groups
     expected = rows(pyhudi.read(spark, str(path)), CORE)
     with pytest.raises(WriteConflictError, match="changed after the clustering was planned"):
         cluster(spark, str(path), "execute", None, allow)
@@ -324,3 +324,34 @@ def test_sql_run_and_show_clustering(spark):
     with pytest.raises(pyhudi.PyHudiError, match="Only partition predicates are allowed"):
         pyhudi.sql(spark, f"CALL run_clustering(table => '{t}', predicate => 'fare > 1')")
     pyhudi.sql(spark, f"DROP TABLE {t}")
+
+
+def test_default_strategy_rejects_a_write_to_a_planned_file_group(spark, tmp_path):
+    """Hudi's SparkRejectUpdateStrategy (the default): an upsert touching a file group under pending clustering
+    fails before it commits and leaves the table as it was; a write of new keys still commits, and the
+    clustering then runs."""
+    path = tmp_path / "reject"
+    opts = _small_files_table(spark, path, batches=2, per_batch=20)
+    instant = schedule_clustering(spark, str(path), {})
+    before = rows(pyhudi.read(spark, str(path)), CORE)
+    completed = len(HudiTable.load(str(path)).timeline().completed_writes())
+    with pytest.raises(WriteConflictError, match="Not allowed to update the clustering file group .* "
+                                                 f"clustering {instant} is pending"):
+        pyhudi.write(_batch(spark, 0, 4, ts=3), str(path), opts)
+    assert rows(pyhudi.read(spark, str(path)), CORE) == before
+    assert len(HudiTable.load(str(path)).timeline().completed_writes()) == completed
+    pyhudi.write(_batch(spark, 1000, 4), str(path), {**opts, "hoodie.datasource.write.operation": "insert"})
+    assert cluster(spark, str(path), "execute") == [instant]
+    assert len(rows(pyhudi.read(spark, str(path)), CORE)) == len(before) + 4
+
+
+def test_inline_clustering_is_a_post_commit_hook(spark, tmp_path):
+    """hoodie.clustering.inline on a write: the clustering runs after the write's commit once
+    inline.max.commits commits completed since the last clustering."""
+    path = tmp_path / "hook"
+    inline = {"hoodie.clustering.inline": "true", "hoodie.clustering.inline.max.commits": "3"}
+    opts = _small_files_table(spark, path, batches=2, per_batch=10)
+    assert not any((path / ".hoodie").glob("*.replacecommit"))
+    pyhudi.write(_batch(spark, 500, 10), str(path), {**opts, **inline, "hoodie.datasource.write.operation": "insert"})
+    assert len(list((path / ".hoodie").glob("*.replacecommit"))) == 1
+    assert len(_latest_files(path)) == 2

@@ -1,5 +1,5 @@
 """Post-commit services, run as hooks once a write's completed instant exists (Hudi's postCommit): inline
-compaction of a merge-on-read table when due, then the cleaner and the archiver when due.
+compaction of a merge-on-read table when due, inline clustering when due, then the cleaner and the archiver when due.
 
 A hook's failure does not make the committed write an error (the caller would retry it and duplicate its rows):
 it becomes a warning naming the service, the committed instant and how to run the service again.
@@ -19,6 +19,13 @@ def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
         compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
 
 
+def _inline_clustering(spark, table: HudiTable, options: dict) -> None:
+    config = C.HoodieConfig(options, warn_unknown=False)
+    if config.get(C.CLUSTERING_INLINE) or config.get(C.CLUSTERING_SCHEDULE_INLINE):
+        from pyhudi.client import clustering
+        clustering.run_inline_clustering_if_due(spark, table.storage.base_uri, options)
+
+
 def _clean(spark, table: HudiTable, options: dict) -> None:
     from pyhudi.services import clean
     clean.clean_after_commit(spark, table.storage.base_uri, options)
@@ -32,6 +39,7 @@ def _archive(spark, table: HudiTable, options: dict) -> None:
 # (service, hook, how to run it again by hand), in Hudi's postCommit order
 POST_COMMIT_HOOKS = (
     ("inline compaction", _inline_compaction, "pyhudi.compact(spark, path) or CALL run_compaction"),
+    ("inline clustering", _inline_clustering, "pyhudi.cluster(spark, path) or CALL run_clustering"),
     ("clean", _clean, "pyhudi.clean(spark, path) or CALL run_clean"),
     ("archive", _archive, "pyhudi.archive(spark, path) or CALL archive_commits"),
 )

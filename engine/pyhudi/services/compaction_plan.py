@@ -168,7 +168,7 @@ class CompactionOptions:
 def generate_plan(table: HudiTable, timeline: Timeline, opts: CompactionOptions) -> CompactionPlan:
     """The operations a new compaction would run (BaseHoodieCompactionPlanGenerator + the strategy)."""
     view = table.view(timeline=timeline)
-    busy = view.pending_compaction_groups
+    busy = view.busy_groups   # Hudi keeps compaction off file groups under pending compaction or clustering
     max_file_size = opts.config.get(C.MAX_FILE_SIZE)
     operations = [_operation(s, max_file_size) for s in view.latest_slices()
                   if s.log_files and (s.partition_path, s.file_id) not in busy]

@@ -123,6 +123,29 @@ class FileSystemView:
                     groups[(op.get("partitionPath") or "", op["fileId"])] = instant_time
         return groups
 
+    @cached_property
+    def pending_clustering_groups(self) -> dict[tuple[str, str], str]:
+        """(partition, file id) -> instant of the pending clustering (a requested/inflight replacecommit holding
+        a clustering plan) that reads it: inserts do not go to it, updates follow the update strategy."""
+        import io
+
+        import fastavro
+
+        groups = {}
+        for instant in self.timeline.pending([REPLACE_COMMIT]):
+            name = f"{METAFOLDER}/{instant.time}.replacecommit.requested"
+            data = self.table.storage.read_bytes(name) if self.table.storage.exists(name) else b""
+            for record in (fastavro.reader(io.BytesIO(data)) if data else ()):
+                for group in ((record.get("clusteringPlan") or {}).get("inputGroups") or ()):
+                    for slice_info in group.get("slices") or ():
+                        groups[(slice_info.get("partitionPath") or "", slice_info["fileId"])] = instant.time
+        return groups
+
+    @property
+    def busy_groups(self) -> dict[tuple[str, str], str]:
+        """File groups a pending table service (compaction or clustering) works on: no inserts go to them."""
+        return {**self.pending_compaction_groups, **self.pending_clustering_groups}
+
     def merged_latest_slices(self, partitions: Iterable[str] | None = None) -> list[FileSlice]:
         """Latest slices for reading: a slice opened by a pending compaction (logs only, no base yet) is read
         together with the slice before it, as Hudi's merged file-slice view does."""

@@ -70,7 +70,7 @@ def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieCo
         for slice_ in view.latest_slices(counts.keys()):
             if slice_.base_file is None or slice_.log_files:
                 continue
-            if (slice_.partition_path, slice_.file_id) in view.pending_compaction_groups:
+            if (slice_.partition_path, slice_.file_id) in view.busy_groups:
                 continue
             slices_by_partition.setdefault(slice_.partition_path, []).append(slice_.base_file)
     rows = []

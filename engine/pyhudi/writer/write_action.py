@@ -22,6 +22,7 @@ from pyhudi import config as C
 from pyhudi.actions.metadata import OPERATION_TYPES, STATS_DDL, CommitMetadata, write_stat
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.file_group.base_file import BloomSettings
+from pyhudi.errors import WriteConflictError
 from pyhudi.index import index_spec
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
 from pyhudi.merge import IS_DELETED_FIELD
@@ -104,6 +105,7 @@ class WriteAction:
     def write(self, instant_time: str, timeline: Timeline) -> CommitMetadata:
         """Write this instant's data files (Spark jobs, markers first) and return its commit metadata."""
         stats = [] if self.operation == "delete_partition" else self._write_files(self.keyed, timeline, instant_time)
+        self._check_pending_clustering(stats, timeline)
         # Written partitions become visible to readers only with the commit, so their metadata files can
         # follow the data files (Hudi's write handles write them first; either order is safe to roll back).
         for partition in sorted({s["partitionPath"] for s in stats}):
@@ -112,6 +114,25 @@ class WriteAction:
             if self.is_replace else None
         return CommitMetadata(OPERATION_TYPES[self.operation], stats,
                               {"schema": avro_json(self.avro_schema), **self._index_extra()}, replaced)
+
+    def _check_pending_clustering(self, stats: list[dict], timeline: Timeline) -> None:
+        """hoodie.clustering.updates.strategy (Hudi's SparkRejectUpdateStrategy by default): a write that
+        changed a file group a pending clustering plans to rewrite fails before it commits (the transaction
+        removes its files, the table is unchanged); SparkAllowUpdateStrategy lets it commit and the clustering
+        then aborts at its own commit check."""
+        pending = self.table.view(timeline=timeline).pending_clustering_groups if stats else {}
+        strategy = self.config.get(C.CLUSTERING_UPDATES_STRATEGY)
+        if not pending or strategy.endswith("SparkAllowUpdateStrategy"):
+            return
+        for stat in stats:
+            key = (stat["partitionPath"], stat["fileId"])
+            if key in pending and stat["prevCommit"] != "null":
+                raise WriteConflictError(
+                    f"Not allowed to update the clustering file group {key[0] or '(non-partitioned)'}/{key[1]} of "
+                    f"table {self.table_name}: clustering {pending[key]} is pending on it. Run it first (CALL "
+                    "run_clustering(op => 'execute', ...) or pyhudi.cluster(spark, path, op='execute')), or set "
+                    f"{C.CLUSTERING_UPDATES_STRATEGY.key}=org.apache.hudi.client.clustering.update.strategy."
+                    "SparkAllowUpdateStrategy; the write was not committed")
 
     def index_stats_dict(self) -> dict:
         return self.index_stats.as_dict() if self.index_stats else {}
@@ -250,8 +271,7 @@ class WriteAction:
         records = self._flag_deletes(keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
         ctx = dataclasses.replace(ctx, combine_in_writer=self._combines(), existing=group_states(view))
         stats = self.index_stats = IndexStats(spec.type)
-        pack = one_job.pack_plan(view, self.config, average_record_size(timeline, self.config),
-                                 view.pending_compaction_groups)
+        pack = one_job.pack_plan(view, self.config, average_record_size(timeline, self.config), view.busy_groups)
         lookup = bucket_args = None
         if spec.is_bucket:
             existing = bucket.existing_buckets(view, None, self.table_name, spec.num_buckets)
