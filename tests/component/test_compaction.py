@@ -336,3 +336,17 @@ def test_trigger_strategies():
     pending = _timeline(d("20250101000000000"), Instant("20250101013000000", COMPACTION, State.REQUESTED))
     assert due(pending, max_delta_commits=1)
     assert not due(_timeline(), trigger_strategy="NUM_OR_TIME", max_delta_commits=1)   # no delta commits at all
+
+
+def test_schedule_inline_alone_schedules_after_a_write(spark, tmp_path):
+    """hoodie.compact.schedule.inline=true without hoodie.compact.inline: a delta commit's post-commit hook
+    schedules a compaction (requested, not executed) once the trigger is due."""
+    path = str(tmp_path / "schedule_inline")
+    opts = {"hoodie.table.name": "schedule_inline", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.compact.schedule.inline": "true",
+            "hoodie.compact.inline.max.delta.commits": "2"}
+    pyhudi.write(spark.createDataFrame([(1, "a"), (2, "b")], "id int, v string"), path, opts)
+    assert not HudiTable.load(path).timeline().pending([COMPACTION])
+    pyhudi.write(spark.createDataFrame([(1, "c")], "id int, v string"), path, opts)
+    pending = HudiTable.load(path).timeline().pending([COMPACTION])
+    assert len(pending) == 1 and not any(f.endswith(".commit") for f in _timeline_files(path))

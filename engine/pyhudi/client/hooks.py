@@ -15,7 +15,9 @@ from pyhudi.table import HudiTable
 
 def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
     from pyhudi.client import compaction
-    if table.properties.is_mor and C.HoodieConfig(options, warn_unknown=False).get(C.COMPACT_INLINE):
+    config = C.HoodieConfig(options, warn_unknown=False)
+    # hoodie.compact.schedule.inline alone schedules (Hudi's postCommit reaches it without compact.inline)
+    if table.properties.is_mor and (config.get(C.COMPACT_INLINE) or config.get(C.COMPACT_SCHEDULE_INLINE)):
         compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
 
 
