@@ -167,6 +167,10 @@ LAYOUT_OPTIMIZE_STRATEGY = _prop("hoodie.layout.optimize.strategy", "linear", la
                                  ("linear", "z-order", "hilbert"),
                                  doc="Record order of clustering: pyhudi builds linear (z-order/hilbert refused).")
 # --- replace operations, failed-write rollback, heartbeats (services/rollback.py, writer/transaction.py) ---
+STATIC_OVERWRITE_PARTITIONS = _prop(
+    "hoodie.static.overwrite.partition.paths", None,
+    doc="Comma-separated partition paths an insert_overwrite also replaces when the batch writes none of their "
+        "rows (Hudi's internal key for a static INSERT OVERWRITE ... PARTITION).")
 PARTITIONS_TO_DELETE = _prop("hoodie.datasource.write.partitions.to.delete", None,
                              doc="Comma-separated partition paths (wildcards allowed) for delete_partition.")
 FAILED_WRITES_POLICY = _prop("hoodie.cleaner.policy.failed.writes", "EAGER", _upper, ("EAGER", "LAZY", "NEVER"),

@@ -268,3 +268,29 @@ def test_merge_single_write_path(spark, tmp_path, monkeypatch):
     finally:
         pyhudi.sql(spark, f"DROP TABLE IF EXISTS {name} PURGE")
         spark.catalog.dropTempView(source)
+
+
+def test_static_overwrite_with_static_and_dynamic_partition_columns(spark, tmp_path, reset_modes):
+    """STATIC mode, PARTITION (p0 = 'a', p1): every existing partition with p0 = 'a' is replaced by the query's
+    rows, the others stay — as plain Spark does on a parquet table — in one replacecommit."""
+    hudi, parquet = _name("mixed_hudi"), _name("mixed_parquet")
+    try:
+        for name, using, where in ((hudi, "hudi", tmp_path / "hudi"), (parquet, "parquet", tmp_path / "parquet")):
+            props = " TBLPROPERTIES (primaryKey = 'id')" if using == "hudi" else ""
+            pyhudi.sql(spark, f"CREATE TABLE {name} (id INT, v STRING, p0 STRING, p1 STRING) USING {using} "
+                              f"PARTITIONED BY (p0, p1) LOCATION '{where}'{props}")
+            pyhudi.sql(spark, f"INSERT INTO {name} VALUES (1, 'x', 'a', 'x'), (2, 'y', 'a', 'y'), (3, 'z', 'b', 'x')")
+        pyhudi.sql(spark, "SET spark.sql.sources.partitionOverwriteMode = STATIC")
+        before = len(_completed(tmp_path / "hudi"))
+        for name in (parquet, hudi):
+            pyhudi.sql(spark, f"INSERT OVERWRITE TABLE {name} PARTITION (p0 = 'a', p1) SELECT 4, 'w', 'z'")
+        expected = sorted(tuple(r) for r in spark.sql(f"SELECT id, v, p0, p1 FROM {parquet}").collect())
+        assert expected == [(3, "z", "b", "x"), (4, "w", "a", "z")]
+        assert sorted(tuple(r) for r in pyhudi.sql(spark, f"SELECT id, v, p0, p1 FROM {hudi}").collect()) == expected
+        assert sorted(rows(hudi_rs_read(str(tmp_path / "hudi")), ["id", "v", "p0", "p1"])) == expected
+        timeline = HudiTable.load(str(tmp_path / "hudi")).timeline()
+        assert len(_completed(tmp_path / "hudi")) == before + 1
+        assert timeline.completed_writes()[-1].action == "replacecommit"
+    finally:
+        for name in (hudi, parquet):
+            pyhudi.sql(spark, f"DROP TABLE IF EXISTS {name}")

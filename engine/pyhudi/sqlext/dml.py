@@ -114,9 +114,11 @@ def _insert_overwrite(spark: SparkSession, entry: catalog.CatalogEntry, rows: Da
     options = table_write_options(spark, entry)
     plan = overwrite_rules.plan(spark, entry, options, static, spec_given, entry.partition_columns)
     if plan.static_partitions and not plan.full_static_spec:
-        raise SqlError(f"INSERT OVERWRITE {entry.name}: a static overwrite with both static and dynamic partition "
-                       "columns is not supported by pyhudi yet; give every partition column a value, or use "
-                       "SET hoodie.datasource.overwrite.mode=DYNAMIC; the table was not changed")
+        # static values for some partition columns: every existing partition they match is replaced, with the
+        # partitions the query writes, in one replacecommit
+        write_rows(spark, entry, rows, plan.operation,
+                   {C.STATIC_OVERWRITE_PARTITIONS.key: ",".join(plan.static_partitions)})
+        return
     if plan.static_partitions and rows.limit(1).count() == 0:
         # nothing to write: the named partition is emptied (Hudi replaces its file groups)
         commits.record(pyhudi.delete_partitions(spark, entry.location, list(plan.static_partitions), options))

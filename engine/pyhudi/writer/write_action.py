@@ -110,10 +110,20 @@ class WriteAction:
         # follow the data files (Hudi's write handles write them first; either order is safe to roll back).
         for partition in sorted({s["partitionPath"] for s in stats}):
             write_partition_metadata(self.storage, partition, instant_time)
-        replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, self.partitions) \
+        replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, self._replaced_partitions()) \
             if self.is_replace else None
         return CommitMetadata(OPERATION_TYPES[self.operation], stats,
                               {"schema": avro_json(self.avro_schema), **self._index_extra()}, replaced)
+
+    def _replaced_partitions(self) -> list[str]:
+        """The partitions a replace operation supersedes: the batch's, plus for insert_overwrite the static
+        partitions a static INSERT OVERWRITE names (hoodie.static.overwrite.partition.paths)."""
+        partitions = list(self.partitions or [])
+        extra = self.config.get(C.STATIC_OVERWRITE_PARTITIONS) if self.operation == "insert_overwrite" else None
+        for path in (str(extra).split(",") if extra else []):
+            if path.strip() and path.strip() not in partitions:
+                partitions.append(path.strip())
+        return partitions
 
     def _check_pending_clustering(self, stats: list[dict], timeline: Timeline) -> None:
         """hoodie.clustering.updates.strategy (Hudi's SparkRejectUpdateStrategy by default): a write that
