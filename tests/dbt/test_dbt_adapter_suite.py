@@ -219,4 +219,24 @@ class TestDocsGeneratePyhudi(BaseDocsGenerate):
     def expected_catalog(self, project, profile_user):
         return expected_catalog.base_expected_catalog(
             project, role=profile_user, id_type="long", text_type="string", time_type="timestamp",
-            view_type="view", table_type="table", model_stats=expected_catalog.no_stats())
+            view_type="view", table_type="table", model_stats=expected_catalog.no_stats(),
+            seed_stats=hudi_catalog_stats())
+
+
+def hudi_catalog_stats() -> dict:
+    """The stats `dbt docs generate` shows for a Hudi table (dbt/adapters/pyhudi/catalog_stats.py)."""
+    from dbt.tests.util import AnyInteger, AnyString
+
+    def stat(name, label, value, description):
+        return {name: {"id": name, "label": label, "value": value, "description": description, "include": True}}
+
+    return {
+        **stat("hudi_table_type", "Hudi table type", "COPY_ON_WRITE", "hoodie.table.type"),
+        **stat("hudi_record_key", "Record key", "(generated)", "hoodie.table.recordkey.fields"),
+        **stat("hudi_last_commit", "Last commit", AnyString(), "the latest completed write instant on the timeline "
+                                                               "and its action"),
+        **stat("hudi_files", "Files", AnyInteger(), AnyString()),
+        **stat("bytes", "Approximate size", AnyInteger(), "bytes of the latest file slices (base + log files)"),
+        "has_stats": {"id": "has_stats", "label": "Has Stats?", "value": True,
+                      "description": "Indicates whether there are statistics for this table", "include": False},
+    }
