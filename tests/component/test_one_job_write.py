@@ -143,3 +143,28 @@ def test_new_bucket_file_id_matches_the_bucket_tag_column(spark):
                                          F.substring(digest, 13, 4), F.lit("-"), F.substring(digest, 17, 4),
                                          F.lit("-"), F.substring(digest, 21, 12), F.lit("-0"))).first()[0]
     assert new_bucket_file_id("20260101000000000", "a/b", 3) == row
+
+
+def test_overlapping_writes_restore_adaptive_execution(spark):
+    """Two writes whose one-job stages overlap (dbt threads) leave spark.sql.adaptive.enabled as they found it,
+    also when the first one in is the first one out."""
+    import threading
+
+    from pyhudi.writer.one_job import stages_in_one_job
+
+    before = spark.conf.get("spark.sql.adaptive.enabled")
+    second_in, first_out = threading.Event(), threading.Event()
+
+    def second():
+        with stages_in_one_job(spark):
+            second_in.set()
+            first_out.wait(10)
+
+    worker = threading.Thread(target=second)
+    with stages_in_one_job(spark):
+        worker.start()
+        second_in.wait(10)
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "false"   # the second write is still inside
+    first_out.set()
+    worker.join(10)
+    assert spark.conf.get("spark.sql.adaptive.enabled") == before

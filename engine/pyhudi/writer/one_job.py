@@ -28,6 +28,7 @@ made on the driver, an RDD) runs as one job.
 from __future__ import annotations
 
 import contextlib
+import threading
 import hashlib
 import re
 from dataclasses import dataclass
@@ -110,17 +111,32 @@ def batch_plan(df: DataFrame) -> tuple[int | None, bool]:
     return (None if size >= 1 << 62 else size), shuffles
 
 
+_AQE = "spark.sql.adaptive.enabled"
+_aqe_lock = threading.Lock()
+_aqe_writes = 0          # writes of this process inside stages_in_one_job
+_aqe_before = None       # the session's value when the first of them entered
+
+
 @contextlib.contextmanager
 def stages_in_one_job(spark):
     """Adaptive execution submits every shuffle stage as a job of its own (and re-plans between them); the write
-    fixes its partition counts itself, so its stages run as one job without it."""
+    fixes its partition counts itself, so its stages run as one job without it. The setting is the session's:
+    concurrent writes (dbt threads) share one switch, and the last one out restores the value the first one found
+    (a plain save/restore per write would leave it off when two writes overlap)."""
+    global _aqe_writes, _aqe_before
     conf = spark.conf
-    before = conf.get("spark.sql.adaptive.enabled")
-    conf.set("spark.sql.adaptive.enabled", "false")
+    with _aqe_lock:
+        if _aqe_writes == 0:
+            _aqe_before = conf.get(_AQE)
+            conf.set(_AQE, "false")
+        _aqe_writes += 1
     try:
         yield
     finally:
-        conf.set("spark.sql.adaptive.enabled", before)
+        with _aqe_lock:
+            _aqe_writes -= 1
+            if _aqe_writes == 0:
+                conf.set(_AQE, _aqe_before)
 
 
 # --- executor stages ---------------------------------------------------------------------------------------------
