@@ -33,6 +33,7 @@ from pyhudi.actions.metadata import CommitMetadata
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError, WriteConflictError
 from pyhudi.file_group.base_file import BloomSettings
+from pyhudi.services.compaction import latest_schema_json
 from pyhudi.services.clustering_plan import CLUSTER_OPERATION, ClusteringPlan, clustering_instants, require_plan
 from pyhudi.services.clustering_strategy import ClusteringOptions, check_sort_columns, generate_plan
 from pyhudi.services.clustering_tasks import ClusterContext, clustering_stats, records_frame, write_frame
@@ -134,7 +135,7 @@ def _context(table: HudiTable, timeline: Timeline, t: str, plan: ClusteringPlan,
     if avro is None:
         avro = arrow_to_avro(pa.schema([f for f in schema if not f.name.startswith("_hoodie_")]),
                              table.name)
-    schema_json = _latest_schema_json(timeline) or avro_json(avro)
+    schema_json = latest_schema_json(timeline) or avro_json(avro)
     sort_columns = check_sort_columns(plan.sort_columns, schema.names, table.name)
     cfg = C.HoodieConfig(opts.raw, warn_unknown=False)
     view = table.view(timeline=timeline)
@@ -185,11 +186,3 @@ def _average_record_size(timeline: Timeline) -> int:
         if total_records and total_bytes:
             return max(1, total_bytes // total_records)
     return DEFAULT_RECORD_SIZE
-
-
-def _latest_schema_json(timeline: Timeline) -> str | None:
-    for instant in reversed(timeline.completed_writes()):
-        schema = (timeline.read_metadata(instant).get("extraMetadata") or {}).get("schema")
-        if schema:
-            return schema
-    return None

@@ -245,17 +245,6 @@ def clustering_instants(storage: Storage, timeline: Timeline) -> list[Instant]:
     return out
 
 
-def pending_clustering_groups(storage: Storage, timeline: Timeline) -> dict[tuple[str, str], str]:
-    """(partition, file id) -> instant of the pending clustering whose plan reads that file group
-    (FileSystemView.getFileGroupsInPendingClustering): inserts must not go to them, updates are rejected."""
-    groups: dict[tuple[str, str], str] = {}
-    for instant in timeline.pending([REPLACE_COMMIT]):
-        plan = read_clustering_plan(storage, instant.time)
-        for key in (plan.file_groups if plan else ()):
-            groups[key] = instant.time
-    return groups
-
-
 def check_update_allowed(pending: Mapping[tuple[str, str], str], partition: str, file_id: str,
                          table_name: str, strategy: str = REJECT_UPDATES) -> None:
     """SparkRejectUpdateStrategy: an update or delete of a file group under pending clustering is refused

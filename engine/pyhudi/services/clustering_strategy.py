@@ -28,8 +28,7 @@ from pyhudi.services.clustering_plan import (
     MAX_NUM_GROUPS, PARTITION_REGEX, PARTITION_SELECTED, PLAN_STRATEGY_CLASS, PLAN_VERSION, REJECT_UPDATES,
     SCHEDULE_INLINE, SINGLE_GROUP, SIZE_BASED_PLAN_STRATEGY, SKIP_FROM_LATEST, SMALL_FILE_LIMIT,
     SORT_AND_SIZE_EXECUTION, SORT_COLUMNS, TARGET_FILE_MAX_BYTES, TOTAL_IO_MB, TOTAL_IO_READ_MB, TOTAL_IO_WRITE_MB,
-    TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, UPDATES_STRATEGY, ClusteringGroup, ClusteringPlan, SliceInfo,
-    pending_clustering_groups)
+    TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, UPDATES_STRATEGY, ClusteringGroup, ClusteringPlan, SliceInfo)
 from pyhudi.table import HudiTable
 from pyhudi.timeline import Timeline
 
@@ -183,7 +182,7 @@ def _groups_for_partition(slices: list[FileSlice], opts: ClusteringOptions) -> l
 def generate_plan(table: HudiTable, timeline: Timeline, opts: ClusteringOptions) -> ClusteringPlan | None:
     """The plan a new clustering would run, or None when no file slice qualifies."""
     view = table.view(timeline=timeline)
-    busy = set(view.pending_compaction_groups) | set(pending_clustering_groups(table.storage, timeline))
+    busy = set(view.busy_groups)   # under a pending compaction or clustering
     partitions = filter_partitions(view.partitions(), opts)
     groups: list[ClusteringGroup] = []
     for partition in partitions:

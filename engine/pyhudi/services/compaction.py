@@ -152,7 +152,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
     from pyhudi.reader.plan import table_schema
     from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
 
-    schema_json = _latest_schema_json(timeline)
+    schema_json = latest_schema_json(timeline)
     avro = table.latest_avro_schema(timeline)
     schema = table_schema(table, timeline)
     if avro is None:
@@ -183,7 +183,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
     return metadata.to_json()
 
 
-def _latest_schema_json(timeline: Timeline) -> str | None:
+def latest_schema_json(timeline: Timeline) -> str | None:
     """The writer schema string of the latest completed write, verbatim."""
     for instant in reversed(timeline.completed_writes()):
         schema = (timeline.read_metadata(instant).get("extraMetadata") or {}).get("schema")
