@@ -16,11 +16,10 @@ import pyarrow.compute as pc
 from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_DDL, STATS_SCHEMA, write_stat
 from pyhudi.actions.spark_jobs import task_token
-from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.base_file import BloomSettings, write_base_file
-from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
-from pyhudi.file_group.naming import base_file_name, new_file_id, parse_base_file_name, parse_log_file_name
+from pyhudi.file_group.naming import base_file_name, new_file_id
 from pyhudi.services.clustering_plan import ClusteringPlan
+from pyhudi.services.compaction_tasks import plan_file_slice
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
 
@@ -45,28 +44,6 @@ class ClusterContext:
     records_per_file: int
 
 
-def _slice_of(row: dict) -> FileSlice:
-    partition = row["partition_path"] or ""
-    prefix = f"{partition}/" if partition else ""
-    base = None
-    if row["data_file"]:
-        parsed = parse_base_file_name(row["data_file"])
-        if parsed is None:
-            raise CorruptFileError(f"clustering plan names {row['data_file']!r} as the base file of file group "
-                                   f"{row['file_id']}, which is not a Hudi base file name")
-        base = BaseFile(prefix + row["data_file"], row["file_id"], parsed[1], parsed[2], -1)
-    logs = []
-    for name in row["delta_files"] or []:
-        parsed_log = parse_log_file_name(name)
-        if parsed_log is None:
-            raise CorruptFileError(f"clustering plan names {name!r} as a log file of file group {row['file_id']}, "
-                                   "which is not a Hudi log file name")
-        logs.append(LogFile(prefix + name, parsed_log[0], parsed_log[1], parsed_log[2], parsed_log[3], -1))
-    logs.sort(key=LogFile.sort_key)
-    base_instant = base.instant_time if base else (logs[0].base_instant if logs else "")
-    return FileSlice(partition, row["file_id"], base_instant, base, logs)
-
-
 def records_frame(spark, plan: ClusteringPlan, ctx: ClusterContext):
     """The planned slices' records (table schema + GROUP_COLUMN), read in executors: one task per slice."""
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
@@ -89,7 +66,7 @@ def records_frame(spark, plan: ClusteringPlan, ctx: ClusterContext):
         schema = pa.schema([f.with_nullable(True) for f in target][:-1])
         for batch in batches:
             for row in batch.to_pylist():
-                records = read_file_slice(ctx.storage, _slice_of(row), schema,
+                records = read_file_slice(ctx.storage, plan_file_slice(row, "clustering"), schema,
                                           visible_instants=ctx.visible_instants, ordering_field=ctx.ordering_field,
                                           payload_class=ctx.payload_class, committed_before=ctx.committed_before)
                 columns = [records[f.name] for f in schema]

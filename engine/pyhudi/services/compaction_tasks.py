@@ -93,26 +93,32 @@ def compact_batches(ctx: CompactContext, batches: Iterator[pa.RecordBatch]) -> I
             yield from compact_file_slice(ctx, op).to_batches()
 
 
-def _slice_of(op: dict) -> FileSlice:
-    partition = op["partition_path"] or ""
+def plan_file_slice(row: dict, plan: str) -> FileSlice:
+    """The file slice a table-service plan row names (partition_path, file_id, data_file, delta_files and, for
+    compaction, base_instant); a name that is not a Hudi file name is a CorruptFileError naming the `plan`."""
+    partition = row["partition_path"] or ""
     prefix = f"{partition}/" if partition else ""
     base = None
-    if op["data_file"]:
-        parsed = parse_base_file_name(op["data_file"])
+    if row["data_file"]:
+        parsed = parse_base_file_name(row["data_file"])
         if parsed is None:
-            raise CorruptFileError(f"compaction plan names {op['data_file']!r} as the base file of file group "
-                                   f"{op['file_id']}, which is not a Hudi base file name")
-        base = BaseFile(prefix + op["data_file"], op["file_id"], parsed[1], parsed[2], -1)
+            raise CorruptFileError(f"{plan} plan names {row['data_file']!r} as the base file of file group "
+                                   f"{row['file_id']}, which is not a Hudi base file name")
+        base = BaseFile(prefix + row["data_file"], row["file_id"], parsed[1], parsed[2], -1)
     logs = []
-    for name in op["delta_files"] or []:
+    for name in row["delta_files"] or []:
         parsed_log = parse_log_file_name(name)
         if parsed_log is None:
-            raise CorruptFileError(f"compaction plan names {name!r} as a log file of file group {op['file_id']}, "
+            raise CorruptFileError(f"{plan} plan names {name!r} as a log file of file group {row['file_id']}, "
                                    "which is not a Hudi log file name")
         file_id, base_instant, version, token = parsed_log
         logs.append(LogFile(prefix + name, file_id, base_instant, version, token, -1))
     logs.sort(key=LogFile.sort_key)
-    return FileSlice(partition, op["file_id"], op["base_instant"], base, logs)
+    if "base_instant" in row:
+        base_instant = row["base_instant"]
+    else:
+        base_instant = base.instant_time if base else (logs[0].base_instant if logs else "")
+    return FileSlice(partition, row["file_id"], base_instant, base, logs)
 
 
 def _log_counts(ctx: CompactContext, slice_: FileSlice) -> dict:
@@ -155,7 +161,7 @@ def compact_file_slice(ctx: CompactContext, op: dict) -> pa.Table:
     """Merge one planned file slice into a new base file of the compaction instant; returns its stats row."""
     from pyhudi.reader.file_slice_reader import read_file_slice
 
-    slice_ = _slice_of(op)
+    slice_ = plan_file_slice(op, "compaction")
     started = time.monotonic()
     merged = read_file_slice(ctx.storage, slice_, ctx.schema, visible_instants=ctx.visible_instants,
                              ordering_field=ctx.ordering_field, payload_class=ctx.payload_class,
