@@ -406,3 +406,21 @@ def _stats_file_sizes(spark, args):
     rows = [row(t, sizes) for t, sizes in sorted(by_commit.items(), reverse=True)][:int(args["limit"])]
     every = [s for sizes in by_commit.values() for s in sizes]
     return rows + ([row("ALL", every)] if every else [])
+
+
+_HEALTH_OUT = _schema(("kind", _S), ("name", _S), ("value", _S), ("fix", _S))
+
+
+@procedure("show_table_health", [Param("table"), Param("path"), Param("html_path")], _HEALTH_OUT)
+def _show_table_health(spark, args):
+    """The table's health report (pyhudi.report): summary metrics, then findings with their fix; html_path also
+    writes the HTML page with charts there."""
+    from pyhudi import report
+    path, options = _target(spark, args)
+    health = report.table_health(path, {k: v for k, v in options.items() if k.startswith("hoodie.")})
+    name = str(args.get("table") or path)
+    if args.get("html_path"):
+        with open(str(args["html_path"]), "w", encoding="utf-8") as page:
+            page.write(report.render_html(health, name))
+    rows = [("metric", label, value, None) for label, value in report.summary_rows(health)]
+    return rows + [(f"finding:{f.severity}", f.what, None, f.fix) for f in report.findings(health, name)]
