@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional
 
 from dbt.adapters.base.meta import available
+from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError
 
@@ -209,6 +210,27 @@ class PyhudiAdapter(SparkAdapter):
         if "." in table or "/" in table or not schema:
             return table
         return f"{schema}.{table}"
+
+    # ---------------------------------------------------------------- Python models
+
+    @property
+    def default_python_submission_method(self) -> str:
+        from dbt.adapters.pyhudi.python_model import SUBMISSION_METHOD
+        return SUBMISSION_METHOD
+
+    @property
+    def python_submission_helpers(self) -> Dict[str, Any]:
+        """One way to run a Python model: in this process, on the thread's Spark session (python_model.py)."""
+        from dbt.adapters.pyhudi.python_model import SUBMISSION_METHOD, SessionPythonJob
+
+        def session_job(parsed_model: Dict[str, Any], _credentials: Any) -> SessionPythonJob:
+            connection = self.connections.open(self.connections.get_thread_connection())
+            return SessionPythonJob(parsed_model, connection.handle.spark)
+        return {SUBMISSION_METHOD: session_job}
+
+    def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
+        from dbt.adapters.pyhudi.python_model import submission_response
+        return submission_response(submission_result)
 
     @classmethod
     def _get_adapter_specific_run_info(cls, config) -> Dict[str, Any]:

@@ -184,7 +184,7 @@ class Cursor:
         except DbtRuntimeError:
             raise
         except Exception as exc:   # AnalysisException, PyHudiError, Py4J errors: dbt shows the message
-            raise DbtDatabaseError(_message(exc)) from exc
+            raise DbtDatabaseError(error_message(exc)) from exc
 
     @property
     def description(self) -> list:
@@ -201,7 +201,7 @@ class Cursor:
             try:
                 self._rows = self._df.collect() if limit is None else self._df.limit(limit).collect()
             except Exception as exc:
-                raise DbtDatabaseError(_message(exc)) from exc
+                raise DbtDatabaseError(error_message(exc)) from exc
             self._complete = limit is None or len(self._rows) < limit
         return self._rows
 
@@ -224,7 +224,7 @@ class Cursor:
         self._df, self._rows, self._pos = None, None, 0
 
 
-def _message(exc: Exception) -> str:
+def error_message(exc: BaseException) -> str:
     text = str(exc)
     # Py4J wraps JVM errors in long stack traces; the first paragraph is what a dbt user needs.
     return text.split("\n\tat ")[0].strip() or type(exc).__name__

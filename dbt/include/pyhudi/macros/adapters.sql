@@ -77,7 +77,8 @@
 {#-- CREATE TABLE ... USING hudi ... AS SELECT: Hudi's CTAS (a bulk_insert commit). --#}
 {% macro pyhudi__create_table_as(temporary, relation, compiled_code, language='sql') -%}
   {%- if language != 'sql' -%}
-    {{ exceptions.raise_compiler_error("pyhudi: only SQL models are supported (" ~ language ~ " model " ~ relation ~ ")") }}
+    {#-- Python models reach the table through their temporary view (python_model.sql), never here --#}
+    {{ exceptions.raise_compiler_error("pyhudi: create_table_as takes SQL; the " ~ language ~ " model " ~ relation ~ " is written from its temporary view by the table and incremental materializations") }}
   {%- elif temporary -%}
     {{ create_temporary_view(relation, compiled_code) }}
   {%- elif pyhudi_file_format() != 'hudi' -%}

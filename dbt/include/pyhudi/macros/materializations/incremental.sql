@@ -92,7 +92,8 @@
 {% endmacro %}
 
 
-{% materialization incremental, adapter='pyhudi', supported_languages=['sql'] -%}
+{% materialization incremental, adapter='pyhudi', supported_languages=['sql', 'python'] -%}
+  {%- set language = model['language'] -%}
   {%- set file_format = dbt_spark_validate_get_file_format(pyhudi_file_format()) -%}
   {%- set strategy = pyhudi_incremental_strategy(file_format) -%}
   {%- set grant_config = config.get('grants') -%}
@@ -105,8 +106,10 @@
 
   {{ run_hooks(pre_hooks) }}
 
-  {%- call statement('create_tmp_relation') -%}
-    {{ create_temporary_view(tmp_relation, compiled_code) }}
+  {#-- the model's rows as a temporary view: its query, or a Python model's DataFrame (python_model.sql) --#}
+  {%- set model_code = pyhudi_py_write_view(compiled_code, tmp_relation) if language == 'python' else create_temporary_view(tmp_relation, compiled_code) -%}
+  {%- call statement('create_tmp_relation', language=language) -%}
+    {{ model_code }}
   {%- endcall -%}
   {#-- checked before anything is written: partition_by / unique_key / clustered_by name selected columns --#}
   {%- set columns = pyhudi_model_columns(tmp_relation) -%}
@@ -129,6 +132,9 @@
     {%- endcall -%}
   {%- endif -%}
   {% do adapter.drop_relation(tmp_relation.incorporate(type='view')) %}
+  {%- if language == 'python' -%}
+    {% do write(model_code) %}  {#-- target/run holds the script that ran, not the SQL that wrote its rows --#}
+  {%- endif -%}
 
   {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}
   {% do apply_grants(target_relation, grant_config, should_revoke) %}

@@ -2,7 +2,8 @@
       mode (Hudi's insert_overwrite_table), so the table keeps its timeline, time travel and incremental readers.
       The table is recreated instead when its columns or partitioning changed, when it is not a Hudi table, or on
       --full-refresh. Partition columns go last, as in every Hudi table. --#}
-{% materialization table, adapter='pyhudi', supported_languages=['sql'] %}
+{% materialization table, adapter='pyhudi', supported_languages=['sql', 'python'] %}
+  {%- set language = model['language'] -%}
   {%- set identifier = model['alias'] -%}
   {%- set grant_config = config.get('grants') -%}
   {%- set file_format = pyhudi_file_format() -%}
@@ -12,11 +13,16 @@
 
   {{ run_hooks(pre_hooks) }}
 
-  {%- if file_format == 'hudi' -%}
+  {%- if file_format == 'hudi' or language == 'python' -%}
+    {#-- the model's rows as a temporary view: its query, or a Python model's DataFrame (python_model.sql) --#}
     {%- set tmp_relation = make_temp_relation(target_relation, '__dbt_tmp') -%}
-    {%- call statement('create_tmp_relation') -%}
-      {{ create_temporary_view(tmp_relation, compiled_code) }}
+    {%- set model_code = pyhudi_py_write_view(compiled_code, tmp_relation) if language == 'python' else create_temporary_view(tmp_relation, compiled_code) -%}
+    {%- call statement('create_tmp_relation', language=language) -%}
+      {{ model_code }}
     {%- endcall -%}
+  {%- endif -%}
+
+  {%- if file_format == 'hudi' -%}
     {#-- checked before anything is written: partition_by / unique_key / clustered_by name selected columns --#}
     {%- set new_columns = pyhudi_model_columns(tmp_relation) -%}
 
@@ -49,8 +55,14 @@
       {{ adapter.drop_relation(old_relation) }}
     {%- endif -%}
     {%- call statement('main') -%}
-      {{ create_table_as(False, target_relation, compiled_code) }}
+      {{ create_table_as(False, target_relation, ('select * from ' ~ tmp_relation) if language == 'python' else compiled_code) }}
     {%- endcall -%}
+    {%- if language == 'python' -%}
+      {% do adapter.drop_relation(tmp_relation.incorporate(type='view')) %}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if language == 'python' -%}
+    {% do write(model_code) %}  {#-- target/run holds the script that ran, not the SQL that wrote its rows --#}
   {%- endif -%}
 
   {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
