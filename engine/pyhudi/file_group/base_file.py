@@ -83,9 +83,12 @@ def _carried_filter(previous: PreviousFilter | None, bloom: BloomSettings) -> tu
     return serialized, code
 
 
-def footer_metadata(keys: pa.Array, bloom: BloomSettings, avro_schema_json: str | None,
+def footer_metadata(keys: pa.Array, bloom: BloomSettings | None, avro_schema_json: str | None,
                     previous: PreviousFilter | None = None) -> dict[bytes, bytes]:
-    """Key-value footer entries Hudi readers and the bloom index look for."""
+    """Key-value footer entries Hudi readers and the bloom index look for. Without bloom settings (a table
+    with virtual keys) only the avro schema: no bloom filter and no key range, as Hudi writes them."""
+    if bloom is None:
+        return {AVRO_SCHEMA_KEY.encode(): avro_schema_json.encode()} if avro_schema_json else {}
     carried = _carried_filter(previous, bloom)
     if carried is None:
         bloom_filter = bloom.new_filter()
@@ -101,12 +104,13 @@ def footer_metadata(keys: pa.Array, bloom: BloomSettings, avro_schema_json: str 
     return {k.encode(): v.encode() for k, v in meta.items()}
 
 
-def write_base_file(storage: Storage, relative_path: str, records: pa.Table, bloom: BloomSettings,
+def write_base_file(storage: Storage, relative_path: str, records: pa.Table, bloom: BloomSettings | None,
                     compression: str = "gzip", avro_schema_json: str | None = None,
                     unique_columns: tuple[str, ...] = (), previous: PreviousFilter | None = None) -> WrittenFile:
     """Write `records` (meta columns + data, already in storage types) as one parquet base file. Columns in
     `unique_columns` (e.g. a single record key field) and the unique meta columns get no dictionary."""
-    keys = records["_hoodie_record_key"].combine_chunks() if records.num_rows else pa.array([], pa.string())
+    keys = records["_hoodie_record_key"].combine_chunks() if records.num_rows and bloom is not None \
+        else pa.array([], pa.string())
     metadata = footer_metadata(keys, bloom, avro_schema_json, previous)
     plain = set(UNIQUE_META_COLUMNS) | set(unique_columns)
     dictionary = [f.name for f in records.schema if f.name not in plain]

@@ -26,6 +26,7 @@ from pyhudi.file_group.base_file import footer_of
 from pyhudi.index.footers import CACHE, bloom_filter, file_keys
 from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
+from pyhudi.index.virtual import file_record_keys
 from pyhudi.index.stats import IndexStats
 from pyhudi.parallelism import file_task_partitions
 
@@ -46,6 +47,7 @@ class RangePlan:
     is_global: bool
     cache_epoch: int = 0                      # the driver footer cache's epoch (see footers.bloom_filter)
     use_bloom: bool = True                    # False: every in-range file's keys are read (SIMPLE index)
+    keygen: object = None                     # virtual keys: stored keys computed from data by this generator
 
     def candidates(self, keys: np.ndarray, partitions: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """(row positions, file positions): the files whose key range may hold each key (of its partition)."""
@@ -69,7 +71,7 @@ class RangePlan:
 
 
 def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: bool,
-               use_bloom: bool = True) -> tuple[RangePlan, int]:
+               use_bloom: bool = True, keygen=None) -> tuple[RangePlan, int]:
     """The plan for the given latest base files; returns it with the number of footers read from storage (none
     when ranges do not prune: then every file of a key's scope is a candidate)."""
     before = CACHE.reads
@@ -82,7 +84,7 @@ def build_plan(spark, storage, base_files, is_global: bool, prune_by_ranges: boo
     for scope, positions in by_scope.items():
         ranges = [(keys[p].min_key, keys[p].max_key) if keys else (None, None) for p in positions]
         scopes[scope] = (KeyRangeIndex(ranges, prune=prune_by_ranges), np.array(positions, np.int64))
-    plan = RangePlan(files, [b.path for b in base_files], scopes, is_global, CACHE.epoch, use_bloom)
+    plan = RangePlan(files, [b.path for b in base_files], scopes, is_global, CACHE.epoch, use_bloom, keygen)
     return plan, CACHE.reads - before
 
 
@@ -142,7 +144,8 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
             if plan.use_bloom else None
         positives = keys if bloom is None else keys.filter(pa.array(bloom.might_contain_many(keys)))
         if len(positives):   # hash the few positives, probe the file's keys (each stored once)
-            stored = parquet.read(columns=[RECORD_KEY], use_threads=False)[RECORD_KEY].combine_chunks()
+            stored = parquet.read(columns=[RECORD_KEY], use_threads=False)[RECORD_KEY].combine_chunks() \
+                if plan.keygen is None else file_record_keys(parquet, plan.keygen)
             found = stored.filter(pc.is_in(stored, value_set=positives))
         else:
             found = positives

@@ -76,6 +76,10 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
     wrote, filtered by commit time. As Hudi's IncrementalRelation, when the range reaches archived instants or a
     file those commits wrote is gone (cleaned), only a full table scan filtered by commit time is complete:
     done under hoodie.datasource.read.incr.fallback.fulltablescan.enable, refused otherwise."""
+    if not table.properties.populate_meta_fields:   # as Hudi's IncrementalRelation
+        raise ConfigError(f"incremental queries are not supported on table {table.name}: it was written with "
+                          f"{C.POPULATE_META_FIELDS.key}=false (virtual keys), so its records carry no commit "
+                          "time; read a snapshot, or time travel with as.of.instant")
     begin = config.get(C.BEGIN_INSTANT)
     if not begin:
         raise ConfigError(f"incremental query on {table.name} needs {C.BEGIN_INSTANT.key} "

@@ -20,9 +20,11 @@ from pyhudi.actions.spark_jobs import task_token
 from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile,
                                          read_base_file_and_footer, write_base_file)
 from pyhudi.file_group.naming import base_file_name
+from pyhudi.index.virtual import with_keys
 from pyhudi.merge import delete_mask, keep_latest_per_key, merge_file_group
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
+from pyhudi.writer import virtual_keys
 
 # Staging columns the driver adds to incoming rows.
 FILE_ID_COLUMN = "_pyhudi_file_id"
@@ -64,6 +66,7 @@ class WriteContext:
     table_avro_schema_json: str | None = None
     combine_in_writer: bool = False            # keep the latest record per key here (see keep_latest_per_key)
     unique_columns: tuple = ()                 # data columns unique per file (a single record key field)
+    virtual_keys: object = None                # the key generator of a hoodie.populate.meta.fields=false table
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -97,11 +100,19 @@ def _with_meta(data_schema: pa.Schema) -> pa.Schema:
     return pa.schema([pa.field(c, pa.string()) for c in META_COLUMNS] + list(data_schema))
 
 
-def _align_stored(stored: pa.Table, data_schema: pa.Schema) -> pa.Table:
-    """Bring a stored base file to the current table schema (new nullable columns read as null)."""
+def _align_stored(stored: pa.Table, data_schema: pa.Schema, keygen=None) -> pa.Table:
+    """Bring a stored base file to the current table schema (new nullable columns read as null); a virtual-key
+    file gets its record keys and partition paths computed from its data by the table's key generator."""
+    if keygen is not None:
+        stored = with_keys(stored, keygen)
     meta = [stored[c] for c in META_COLUMNS]
     data = [_column_or_null(stored, f) for f in data_schema]
     return pa.Table.from_arrays(meta + data, schema=_with_meta(data_schema))
+
+
+def _bloom(ctx: WriteContext) -> BloomSettings | None:
+    """The footer bloom filter settings; none for virtual keys (Hudi writes no filter without meta fields)."""
+    return None if ctx.virtual_keys is not None else ctx.bloom
 
 
 def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
@@ -119,13 +130,13 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     stored = footer = None
     if existing is not None and existing.base_path is not None:
         stored, footer = read_base_file_and_footer(ctx.storage, existing.base_path)
-        stored = _align_stored(stored, ctx.data_schema)
+        stored = _align_stored(stored, ctx.data_schema, ctx.virtual_keys)
     deletes = delete_mask(incoming, DELETE_COLUMN)
     result = merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.ordering_field)
     if not (result.num_updates or result.num_inserts or result.num_deletes):   # e.g. deletes of unknown keys
         return _stats([])
     previous = None
-    if footer is not None:   # the old filter plus the new keys (see PreviousFilter)
+    if footer is not None and ctx.virtual_keys is None:   # the old filter plus the new keys (see PreviousFilter)
         added = result.written[RECORD_KEY]
         if result.num_updates:
             added = added.filter(pc.invert(pc.is_in(added, value_set=stored[RECORD_KEY])))
@@ -135,8 +146,10 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     relative = f"{partition}/{name}" if partition else name
     written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id)
     table = pa.concat_tables([result.kept, written]) if result.kept is not None else written
+    if ctx.virtual_keys is not None:
+        table = virtual_keys.blank_meta(table, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
-    out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json,
+    out = write_base_file(ctx.storage, relative, table, _bloom(ctx), ctx.compression, ctx.avro_schema_json,
                           ctx.unique_columns, previous)
     crash_point("write.executor.after_file")
     task_failure_point("write.executor.after_file")
@@ -202,8 +215,10 @@ def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> 
         name = base_file_name(file_id, token, ctx.instant_time)
         relative = f"{partition}/{name}" if partition else name
         stamped = stamp_meta(table, ctx, name, partition_id)
+        if ctx.virtual_keys is not None:
+            stamped = virtual_keys.blank_meta(stamped, name)
         create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
-        out = write_base_file(ctx.storage, relative, stamped, ctx.bloom, ctx.compression, ctx.avro_schema_json,
+        out = write_base_file(ctx.storage, relative, stamped, _bloom(ctx), ctx.compression, ctx.avro_schema_json,
                               ctx.unique_columns)
         crash_point("write.executor.after_file")
         task_failure_point("write.executor.after_file")

@@ -19,6 +19,7 @@ from pyhudi.index import table_properties as index_table_properties
 from pyhudi.merge import SUPPORTED_PAYLOADS
 from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_table_avro, storage_schema
 from pyhudi.table import COPY_ON_WRITE, HudiTable
+from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import DELETE_COLUMN
 
 # An upsert's per-row delete flag (true: the row deletes its key), as Hudi's MERGE INTO decides per row in one
@@ -105,9 +106,6 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
     if config.get(C.METADATA_ENABLE):
         warnings.warn("hoodie.metadata.enable=true is ignored: pyhudi does not write the metadata table",
                       stacklevel=4)
-    if table is not None and not table.properties.populate_meta_fields:
-        raise ConfigError(f"table {name} was created with hoodie.populate.meta.fields=false; pyhudi reads such "
-                          "tables but cannot write to them yet (it needs _hoodie_record_key to index records)")
     return resolved
 
 
@@ -138,7 +136,7 @@ def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
         "hoodie.datasource.write.partitionpath.urlencode": resolved.get(C.URL_ENCODE.key, "false").lower(),
         "hoodie.datasource.write.drop.partition.columns": "false",
         "hoodie.table.base.file.format": "PARQUET",
-        "hoodie.populate.meta.fields": "true",
+        "hoodie.populate.meta.fields": "false" if virtual_keys.wanted(resolved) else "true",
         "hoodie.table.create.schema": avro_json(create_table_avro(schema, resolved[C.TABLE_NAME.key])),
     }
     if keygen.record_key_fields:   # Hudi omits the key of a table with auto-generated record keys
@@ -150,8 +148,11 @@ def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     if props["hoodie.table.type"] == "MERGE_ON_READ":
         props["hoodie.compaction.payload.class"] = resolved[C.PAYLOAD_CLASS.key]
     props.update({k: v for k, v in resolved.items() if k.startswith("hoodie.keygen.")})
-    props.update(index_table_properties(index_spec(C.HoodieConfig(resolved, warn_unknown=False),
-                                                   keygen.record_key_fields, props["hoodie.table.name"])))
+    spec = index_spec(C.HoodieConfig(resolved, warn_unknown=False), keygen.record_key_fields,
+                      props["hoodie.table.name"])
+    if virtual_keys.wanted(resolved):   # refused before the table exists
+        virtual_keys.check(props["hoodie.table.name"], keygen, props["hoodie.table.type"], spec.type)
+    props.update(index_table_properties(spec))
     return props
 
 

@@ -35,7 +35,7 @@ from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_CO
 from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
 from pyhudi.writer.planning import average_record_size, group_states, plan_insert_buckets, with_auto_keys
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
-from pyhudi.writer import one_job
+from pyhudi.writer import one_job, virtual_keys
 
 _SEQ_COLUMN = "_pyhudi_seq"
 _SLOT_COLUMN = "_pyhudi_slot"
@@ -60,6 +60,10 @@ class WriteAction:
         self.precombine = resolved.get(C.PRECOMBINE.key)
         self.is_mor = table.properties.is_mor
         self.index = index_spec(config, keygen.record_key_fields, self.table_name)
+        # hoodie.populate.meta.fields=false: stored keys come from the data (see writer/virtual_keys.py)
+        self.virtual_keys = None if table.properties.populate_meta_fields else keygen
+        if self.virtual_keys is not None:
+            virtual_keys.check(self.table_name, keygen, table.properties.table_type, self.index.type)
         self.index_stats: IndexStats | None = None
         self.incoming_partitions: list[str] | None = None
         self._new_file_groups = 0   # file groups _assign_inserts plans for inserts
@@ -218,7 +222,8 @@ class WriteAction:
             max_file_size=self.config.get(C.MAX_FILE_SIZE), is_mor=self.is_mor,
             log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
             table_avro_schema_json=avro_json(self.avro_schema),
-            unique_columns=tuple(self.keygen.record_key_fields) if len(self.keygen.record_key_fields) == 1 else ())
+            unique_columns=tuple(self.keygen.record_key_fields) if len(self.keygen.record_key_fields) == 1 else (),
+            virtual_keys=self.virtual_keys)
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
@@ -291,7 +296,7 @@ class WriteAction:
             if base_files:
                 lookup, stats.footers_read = bloom.build_plan(
                     self.spark, self.storage, base_files, False, spec.prune_by_ranges and spec.is_bloom,
-                    use_bloom=spec.is_bloom)
+                    use_bloom=spec.is_bloom, keygen=self.virtual_keys)
         n_groups = len(ctx.existing) + len({partition for partition, _ in ctx.existing}) + 1
         write_stats = one_job.write(self.spark, self.storage, records, ctx, pack, lookup, bucket_args, stats,
                                     n_groups, self._batch_shuffles)
@@ -357,9 +362,18 @@ class WriteAction:
             locations = self._bloom_lookup.locations
         else:
             stats.files_considered = stats.candidate_files = len(base_files)
-            locations = lookup.stored_keys(self.spark, self.storage, [b.path for b in base_files], FILE_ID_COLUMN)
+            paths = [b.path for b in base_files]
+            locations = lookup.stored_keys(self.spark, self.storage, paths, FILE_ID_COLUMN) \
+                if self.virtual_keys is None else self._virtual_stored_keys(paths)
         return lookup.apply_locations(records, locations, FILE_ID_COLUMN, DELETE_COLUMN, spec.is_global,
                                       spec.update_partition_path)
+
+    def _virtual_stored_keys(self, paths: list[str]) -> DataFrame:
+        """The SIMPLE index's stored locations in a virtual-key table: keys computed from the key columns."""
+        from pyhudi.index import virtual
+        columns = virtual.key_columns(self.keygen)
+        key_schema = spark_schema(pa.schema([self.target_schema.field(c) for c in columns]))
+        return virtual.stored_keys(self.spark, self.storage, paths, self.keygen, key_schema, FILE_ID_COLUMN)
 
     def _finish_index_stats(self, write_stats: list[dict]) -> None:
         """Outcome counters from the write stats: which file groups really held incoming keys."""
