@@ -9,6 +9,9 @@
     pyhudi savepoint create|rollback|delete --path P --commit I   # its table
     pyhudi savepoint show --path P
     pyhudi rollback --path P --commit I
+    pyhudi services --base-path P [--base-path Q ...] [--enable-compaction] [--enable-clustering] [--enable-clean]
+                    [--enable-archive] [--compaction-mode M] [--clustering-mode M] [--hoodie-conf k=v ...]
+                    [--continuous [--schedule-delay MS] [--rounds N]]   # Hudi's HoodieMultiTableServicesMain
 
 `timeline` and `show` read metadata only (no Spark). Spark's start-up and log output stay off the terminal (only
 errors are logged) unless --verbose is given.
@@ -47,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     show = commands.add_parser("show", help="list a table's partitions, file groups and slices")
     show.add_argument("path")
     _hudi_cli_commands(commands)
+    _services_command(commands)
     args = parser.parse_args(argv)
     from pyhudi.errors import PyHudiError
     try:
@@ -56,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
             return _show(args.path)
         if args.command == "sql":
             return _sql(args)
+        if args.command == "services":
+            return _services(args)
         return _procedure(args)
     except PyHudiError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -86,6 +92,51 @@ def _hudi_cli_commands(commands) -> None:
     command("savepoint", "create, show, delete a savepoint or restore the table to one",
             ["create", "show", "delete", "rollback"], commit=True)
     command("rollback", "roll back a commit (the latest)", commit=True)
+
+
+def _services_command(commands) -> None:
+    """Hudi's HoodieMultiTableServicesMain flags: tables by --base-path, services by --enable-*, Hudi options by
+    --hoodie-conf; once (Hudi's --batch) or, with --continuous, a round every --schedule-delay ms."""
+    parser = commands.add_parser("services", help="schedule and run compaction, clustering, clean and archive on "
+                                 "one or more tables, once or in rounds, beside live writers")
+    parser.add_argument("--base-path", dest="paths", action="append", required=True, help="a table (repeatable)")
+    for service in ("compaction", "clustering", "clean", "archive"):
+        parser.add_argument(f"--enable-{service}", action="append_const", const=service, dest="services",
+                            help=f"run {service} (no --enable-*: all four)")
+    modes = ["schedule", "execute", "scheduleAndExecute"]
+    parser.add_argument("--compaction-mode", choices=modes, default="scheduleAndExecute")
+    parser.add_argument("--clustering-mode", choices=modes, default="scheduleAndExecute")
+    parser.add_argument("--hoodie-conf", action="append", default=[], help="a Hudi option key=value (repeatable)")
+    parser.add_argument("--batch", action="store_true", help="run one round (the default without --continuous)")
+    parser.add_argument("--continuous", action="store_true", help="run rounds until --rounds (0: until stopped)")
+    parser.add_argument("--schedule-delay", type=int, default=2000, help="milliseconds between rounds")
+    parser.add_argument("--rounds", type=int, default=0, help="rounds with --continuous (0: until interrupted)")
+    _spark_arguments(parser)
+
+
+def _services(args) -> int:
+    """Run the table services; one line per service and table; exit 1 when any failed."""
+    from pyhudi.client.table_services import run_table_services
+    from pyhudi.errors import ConfigError
+    options = {}
+    for item in args.hoodie_conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--hoodie-conf {item!r} is not key=value (e.g. hoodie.cleaner.commits.retained=5)")
+        options[key.strip()] = value.strip()
+    rounds = args.rounds if args.continuous else 1
+
+    def show(run):
+        outcome = f"failed: {run.error}" if run.error else (run.result if run.result not in (None, []) else "nothing to do")
+        print(f"round {run.round} {run.path} {run.service}: {outcome}", flush=True)
+
+    spark = _spark(args)
+    try:
+        report = run_table_services(spark, args.paths, args.services, options, args.compaction_mode,
+                                    args.clustering_mode, rounds, args.schedule_delay / 1000.0, on_run=show)
+    except KeyboardInterrupt:
+        return 130
+    return 1 if report.failed else 0
 
 
 def _procedure(args) -> int:

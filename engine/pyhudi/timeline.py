@@ -106,32 +106,75 @@ def parse_instant_file_name(name: str) -> Instant | None:
 
 
 # --- instant times ------------------------------------------------------------------------------------------
+# hoodie.table.timeline.timezone (HoodieTableConfig.TIMELINE_TIMEZONE): the zone instant times are written in.
+# Hudi's default is LOCAL (the writer's system zone; Java Hudi tables without the key are in local time); UTC is
+# the other choice. The key lives in hoodie.properties and is read with the timeline (Timeline.zone).
+TIMELINE_TIMEZONE = "hoodie.table.timeline.timezone"
+LOCAL_ZONE = "LOCAL"
+UTC_ZONE = "UTC"
+TIMELINE_ZONES = (LOCAL_ZONE, UTC_ZONE)
+
 _clock_lock = threading.Lock()
 _last_instant = ["0"]
+
+
+class ZonedInstantTime(str):
+    """An instant time that knows the timeline zone it came from (Timeline.latest_time returns one), so
+    new_instant_time(after=timeline.latest_time()) makes the next instant in the table's zone."""
+
+    def __new__(cls, text: str, zone: str):
+        value = super().__new__(cls, text)
+        value.zone = zone
+        return value
+
+
+def check_timeline_zone(value: str | None, where: str = "") -> str:
+    """LOCAL or UTC (any case); None/empty: Hudi's default LOCAL. Anything else raises TimelineError."""
+    zone = str(value or LOCAL_ZONE).strip().upper()
+    if zone not in TIMELINE_ZONES:
+        raise TimelineError(f"{TIMELINE_TIMEZONE}={value!r}{' in ' + where if where else ''} is not LOCAL or UTC; "
+                            "set it to LOCAL (Hudi's default) or UTC")
+    return zone
+
+
+def now_in_zone(zone: str) -> datetime:
+    """The wall clock of a timeline zone, as an aware datetime (LOCAL: this process's system zone, as the JVM's)."""
+    return datetime.now(timezone.utc) if zone == UTC_ZONE else datetime.now().astimezone()
 
 
 def format_instant_time(moment: datetime) -> str:
     return moment.strftime("%Y%m%d%H%M%S") + f"{moment.microsecond // 1000:03d}"
 
 
-def new_instant_time(after: str | None = None) -> str:
-    """A fresh instant time `yyyyMMddHHmmssSSS` (UTC), strictly greater than any this process produced and
-    than `after` (the latest instant on the timeline), even within one millisecond or under clock skew."""
+def new_instant_time(after: str | None = None, zone: str | None = None) -> str:
+    """A fresh instant time `yyyyMMddHHmmssSSS` in the timeline zone (`zone`, else the zone `after` carries, else
+    Hudi's default LOCAL), strictly greater than any this process produced and than `after` (the latest instant
+    on the timeline), even within one millisecond or under clock skew."""
+    zone = check_timeline_zone(zone or getattr(after, "zone", None))
     with _clock_lock:
         floor = max(_last_instant[0], after or "0")
-        candidate = format_instant_time(datetime.now(timezone.utc))
+        candidate = format_instant_time(now_in_zone(zone))
         if candidate <= floor:
             if floor[:17].isdigit() and len(floor) >= 17:
                 candidate = format_instant_time(parse_instant_time(floor) + timedelta(milliseconds=1))
             else:
                 time.sleep(0.001)
-                candidate = format_instant_time(datetime.now(timezone.utc))
+                candidate = format_instant_time(now_in_zone(zone))
         _last_instant[0] = candidate
         return candidate
 
 
-def parse_instant_time(text: str) -> datetime:
-    return datetime.strptime(text[:17].ljust(17, "0"), "%Y%m%d%H%M%S%f").replace(tzinfo=timezone.utc)
+def parse_instant_time(text: str, zone: str = UTC_ZONE) -> datetime:
+    """The moment an instant time names, read in its timeline zone (default UTC: only differences matter)."""
+    wall = datetime.strptime(text[:17].ljust(17, "0"), "%Y%m%d%H%M%S%f")
+    return wall.replace(tzinfo=timezone.utc) if zone == UTC_ZONE else wall.astimezone()
+
+
+def instant_time_before(hours: float, zone: str, now: datetime | None = None) -> str:
+    """The instant time `hours` before now on a timeline in `zone` (KEEP_LATEST_BY_HOURS' earliest time to keep:
+    Hudi subtracts the hours from now and formats the result in the table's timeline zone)."""
+    moment = (now or datetime.now(timezone.utc)) - timedelta(hours=hours)
+    return format_instant_time(moment.astimezone(timezone.utc) if zone == UTC_ZONE else moment.astimezone())
 
 
 def normalize_instant_argument(value: str) -> str:
@@ -191,8 +234,10 @@ METADATA_CACHE = _MetadataCache()
 class Timeline:
     """A snapshot of `.hoodie/`: every instant in its latest state, sorted by time."""
 
-    def __init__(self, storage: Storage, instants: Iterable[Instant], stamps: dict[str, tuple] | None = None):
+    def __init__(self, storage: Storage, instants: Iterable[Instant], stamps: dict[str, tuple] | None = None,
+                 zone: str = LOCAL_ZONE):
         self.storage = storage
+        self.zone = zone          # hoodie.table.timeline.timezone of the table (LOCAL or UTC)
         # file name -> (size, mtime_ns) from the listing (Timeline.load): lets read_metadata use METADATA_CACHE
         self.stamps = stamps or {}
         latest: dict[tuple[str, str], Instant] = {}
@@ -213,12 +258,15 @@ class Timeline:
     def load(cls, storage: Storage) -> "Timeline":
         instants = []
         stamps = {}
+        zone = LOCAL_ZONE
         for info in storage.list_files(METAFOLDER):
             instant = parse_instant_file_name(info.base_name)
             if instant is not None:
                 instants.append(instant)
                 stamps[info.base_name] = (info.size, info.mtime_ns)
-        return cls(storage, instants, stamps)
+            elif info.base_name == PROPERTIES_FILE:
+                zone = _table_zone(storage, (info.size, info.mtime_ns))
+        return cls(storage, instants, stamps, zone)
 
     @property
     def fingerprint(self) -> frozenset:
@@ -243,7 +291,16 @@ class Timeline:
         return writes[-1] if writes else None
 
     def latest_time(self) -> str | None:
-        return self.instants[-1].time if self.instants else None
+        """The newest instant's time (carrying the timeline zone, see ZonedInstantTime); None when empty."""
+        return ZonedInstantTime(self.instants[-1].time, self.zone) if self.instants else None
+
+    def new_instant_time(self) -> str:
+        """The next instant time of this table: in its timeline zone, after every instant on it."""
+        return new_instant_time(after=self.latest_time(), zone=self.zone)
+
+    def now(self) -> datetime:
+        """The wall clock of this table's timeline zone."""
+        return now_in_zone(self.zone)
 
     def is_completed_write(self, instant_time: str) -> bool:
         return any(i.time == instant_time for i in self.completed_writes())
@@ -274,6 +331,29 @@ class Timeline:
                 METADATA_CACHE.put(key, stamp, cached)
         self._metadata[instant] = cached
         return cached
+
+
+PROPERTIES_FILE = "hoodie.properties"
+_ZONES: dict[tuple, str] = {}     # (table, hoodie.properties size and mtime) -> timeline zone
+
+
+def _table_zone(storage: Storage, stamp: tuple) -> str:
+    """hoodie.table.timeline.timezone from hoodie.properties, read again only when the file changed."""
+    key = (storage.base_uri, stamp)
+    zone = _ZONES.get(key)
+    if zone is None:
+        where = f"{storage.base_uri}/{METAFOLDER}/{PROPERTIES_FILE}"
+        value = None
+        try:
+            text = storage.read_bytes(f"{METAFOLDER}/{PROPERTIES_FILE}").decode("utf-8", "replace")
+        except FileNotFoundError:
+            text = ""
+        for line in text.splitlines():
+            name, sep, rest = line.partition("=")
+            if sep and name.strip() == TIMELINE_TIMEZONE:
+                value = rest.strip()
+        zone = _ZONES[key] = check_timeline_zone(value, where)
+    return zone
 
 
 # Top-level fields of HoodieCommitMetadata / HoodieReplaceCommitMetadata JSON and the JSON type each must have.

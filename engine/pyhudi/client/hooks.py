@@ -30,7 +30,11 @@ def _inline_clustering(spark, table: HudiTable, options: dict) -> None:
 
 def _clean(spark, table: HudiTable, options: dict) -> None:
     from pyhudi.services import clean
-    clean.clean_after_commit(spark, table.storage.base_uri, options)
+    from pyhudi.services.clean_trigger import clean_async
+    if clean_async(options):     # started before the write (client/write.py): wait for it, its error raised here
+        clean.join_async_clean(table.storage.base_uri)
+    else:
+        clean.clean_after_commit(spark, table.storage.base_uri, options)
 
 
 def _archive(spark, table: HudiTable, options: dict) -> None:

@@ -16,12 +16,16 @@ from pyhudi import config as C
 from pyhudi import errors
 from pyhudi.client import overwrite
 from pyhudi.client.hooks import run_post_commit_hooks
+from pyhudi.client.ignored_options import warn_ignored
 from pyhudi.errors import ConfigError
 from pyhudi.keygen import build_key_generator
 from pyhudi.schema import avro_to_arrow
+from pyhudi.services import clean_trigger
+from pyhudi.services.clean import start_async_clean
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
+from pyhudi.timeline import TIMELINE_TIMEZONE, check_timeline_zone
 from pyhudi.transaction import WriteTransaction
 from pyhudi.writer.options import (SUPPORTED_OPERATIONS, check_fields, check_identity, data_columns,
                                    drop_meta_columns, resolve_write_options, table_properties, target_schema)
@@ -89,13 +93,19 @@ class WriteClient:
         self.spark = spark
         self.path = path
         self.storage = Storage(path)
-        self.options = C.normalize_options(options)
+        options = C.normalize_options(options)
+        # the clean trigger's keys (services/clean_trigger.py) travel beside the config, which does not declare them
+        self.service_options = {k: v for k, v in options.items() if k in clean_trigger.CLEAN_TRIGGER_KEYS}
+        self.options = {k: v for k, v in options.items() if k not in self.service_options}
 
     def write(self, df: DataFrame, mode: str = "append") -> WriteResult:
         mode = mode.lower()
         if mode not in ("append", "overwrite", "ignore", "error", "errorifexists"):
             raise ConfigError(f"write mode {mode!r} is not one of append, overwrite, ignore, errorifexists")
         config = C.HoodieConfig(self.options)
+        for prop in (clean_trigger.CLEAN_ASYNC, clean_trigger.CLEAN_TRIGGER_STRATEGY, clean_trigger.CLEAN_MAX_COMMITS):
+            C.option(self.service_options, prop)       # a bad value raises ConfigError before anything is written
+        warn_ignored(self.options, f"table at {self.path}")
         operation = config.get(C.OPERATION)
         if operation not in SUPPORTED_OPERATIONS:
             raise ConfigError(f"{C.OPERATION.key}={operation} is not supported by pyhudi yet; "
@@ -115,7 +125,7 @@ class WriteClient:
         if operation == "delete_partition" and table is None:
             raise errors.NotAHudiTableError(f"cannot delete partitions of {self.path}: there is no Hudi table there "
                                             "(or mode='overwrite' would recreate it); check the path")
-        resolved = resolve_write_options(config, incoming, table)
+        resolved = {**resolve_write_options(config, incoming, table), **self.service_options}
         keygen = build_key_generator(resolved, resolved[C.TABLE_NAME.key])
         data = data_columns(incoming, operation, resolved[C.TABLE_NAME.key])   # without an upsert's delete flag
         if operation == "delete_partition":   # the batch may be empty and carry no columns at all
@@ -126,7 +136,7 @@ class WriteClient:
             schema = target_schema(data, table, resolved[C.TABLE_NAME.key], operation)
 
         def write_to(path: str) -> WriteResult:
-            new = table or HudiTable.create(path, table_properties(resolved, keygen, schema))
+            new = table or HudiTable.create(path, self._new_table_properties(resolved, keygen, schema))
             action = WriteAction(self.spark, new, config, resolved, keygen, operation, incoming, schema)
             return run_write(self.spark, new, action, resolved)
 
@@ -137,11 +147,22 @@ class WriteClient:
             overwrite.delete_table(self.storage)
         return write_to(self.path)
 
+    def _new_table_properties(self, resolved: dict, keygen, schema) -> dict:
+        """hoodie.properties of a new table; hoodie.table.timeline.timezone is stored when given (as Hudi: without
+        it the table's timeline is in LOCAL time)."""
+        props = table_properties(resolved, keygen, schema)
+        zone = self.options.get(TIMELINE_TIMEZONE)
+        if zone:
+            props[TIMELINE_TIMEZONE] = check_timeline_zone(zone, f"the options of the new table at {self.path}")
+        return props
+
 
 def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, options: dict) -> WriteResult:
     """One write action inside one transaction, then the post-commit hooks."""
     transaction = WriteTransaction(table, options)
     commit = None
+    if clean_trigger.clean_async(options):     # hoodie.clean.async: the clean runs beside the write (preWrite)
+        start_async_clean(spark, table.storage.base_uri, options)
     try:
         action.prepare()
         commit, timeline = transaction.begin(action.timeline_action)

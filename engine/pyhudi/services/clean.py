@@ -19,6 +19,8 @@ from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
                                           CLEANER_PLAN_SCHEMA)
 from pyhudi.actions.service_commit import ServiceInstantCommit
+from pyhudi.services import async_clean
+from pyhudi.services.clean_trigger import CLEAN_TRIGGER_KEYS, needs_cleaning
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name, partition_of
 from pyhudi.services.clean_planner import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,  # noqa: F401 - re-exported
@@ -28,7 +30,7 @@ from pyhudi.services.clean_planner import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COM
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import CLEAN, METAFOLDER, Instant, State, Timeline, new_instant_time
+from pyhudi.timeline import CLEAN, METAFOLDER, Instant, State, Timeline
 
 METADATA_VERSION = 2          # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
 DRIVER_DELETE_LIMIT = 256     # more files than this are deleted by a Spark job
@@ -41,9 +43,11 @@ def clean(spark, path, options: dict | None = None) -> dict | None:
     Returns the HoodieCleanMetadata of the last clean run (startCleanTime, timeTakenInMillis, totalFilesDeleted,
     earliestCommitToRetain, partitionMetadata, ...), or None when there was nothing to clean.
     """
-    opts = CleanOptions.of(options)
+    options = dict(options or {})
+    opts = CleanOptions.of({k: v for k, v in options.items() if k not in CLEAN_TRIGGER_KEYS})
     table = HudiTable.load(str(path))
-    return _clean(spark, table, table.timeline(), opts)
+    async_clean.join(table.storage.base_uri)     # one clean at a time: a background one finishes first
+    return _clean(spark, table, table.timeline(), opts, options)
 
 
 def clean_after_commit(spark, path, options: Mapping | None) -> dict | None:
@@ -53,15 +57,31 @@ def clean_after_commit(spark, path, options: Mapping | None) -> dict | None:
     if not opts.automatic:
         return None
     table = HudiTable.load(str(path))
-    return _clean(spark, table, table.timeline(), opts, automatic=True)
+    return _clean(spark, table, table.timeline(), opts, options)
+
+
+def start_async_clean(spark, path, options: Mapping | None) -> bool:
+    """hoodie.clean.async: start the automatic clean in the background (the writer calls this before it writes and
+    joins it after its commit with join_async_clean). False when automatic cleaning is off."""
+    if not CleanOptions.of(C.HoodieConfig(options or {}, warn_unknown=False)).automatic:
+        return False
+    async_clean.start(Storage(str(path)).base_uri, lambda: clean_after_commit(spark, path, options))
+    return True
+
+
+def join_async_clean(path) -> dict | None:
+    """Wait for the table's background clean; returns its metadata or raises its error."""
+    return async_clean.join(Storage(str(path)).base_uri)
 
 
 # --- the clean ----------------------------------------------------------------------------------------------
-def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions, automatic: bool = False) -> dict | None:
+def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions, options: Mapping | None) -> dict | None:
     result = None
     for pending in timeline.pending([CLEAN]):      # Hudi re-executes plans of interrupted cleans first
         result = _execute(spark, table, pending)
         timeline = table.timeline()
+    if not needs_cleaning(timeline, options):     # hoodie.clean.trigger.strategy / hoodie.clean.max.commits
+        return result
     t = _schedule(table, timeline, opts)
     if t is not None:
         result = _execute(spark, table, Instant(t, CLEAN, State.REQUESTED))
@@ -73,7 +93,7 @@ def _schedule(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> str |
     plan = plan_clean(table, timeline, opts)
     if plan is None:
         return None
-    t = new_instant_time(after=timeline.latest_time())
+    t = timeline.new_instant_time()
     ServiceInstantCommit.begin_plan(table.storage, t, CLEAN, CLEANER_PLAN_SCHEMA, plan)
     return t
 
@@ -179,6 +199,6 @@ def _delete_partition(storage: Storage, paths) -> Iterable[str]:
             yield relative
 
 
-__all__ = ["clean", "clean_after_commit", "plan_clean", "earliest_commit_to_retain",
+__all__ = ["clean", "clean_after_commit", "start_async_clean", "join_async_clean", "plan_clean", "earliest_commit_to_retain",
            "read_clean_metadata", "read_cleaner_plan", "last_clean_metadata", "CleanOptions",
            "CLEANER_PLAN_SCHEMA", "CLEAN_METADATA_SCHEMA", "ACTION_INSTANT"]

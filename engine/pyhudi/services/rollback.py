@@ -32,7 +32,7 @@ from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
-                             new_instant_time, normalize_instant_argument)
+                             normalize_instant_argument)
 
 # Actions a restore rolls back (Hudi's write timeline).
 RESTORABLE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION)
@@ -114,7 +114,7 @@ def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> dict
     timeline = table.timeline()
     targets = [_resolve_action(table.storage, i) for i in reversed(timeline.instants)
                if i.time > instant_time and i.action in RESTORABLE_ACTIONS]
-    restore_time = new_instant_time(after=timeline.latest_time())
+    restore_time = timeline.new_instant_time()
     plan = {"instantsToRollback": [{"commitTime": i.time, "action": i.action} for i in targets], "version": 2,
             "savepointToRestoreTimestamp": instant_time if savepoint else None}
     commit = ServiceInstantCommit.begin_plan(table.storage, restore_time, RESTORE, avro.RESTORE_PLAN, plan)
@@ -174,7 +174,7 @@ def rollback(table: HudiTable, target: Instant, timeline: Timeline | None = None
     plan = plan_rollback(table, target)
     if restore_time is not None:
         return _execute(table, plan, restore_time=restore_time)
-    rollback_time = new_instant_time(after=timeline.latest_time())
+    rollback_time = timeline.new_instant_time()
     commit = ServiceInstantCommit.begin_plan(table.storage, rollback_time, ROLLBACK, avro.ROLLBACK_PLAN, plan)
     crash_point("rollback.after_plan")
     return _execute(table, plan, commit)

@@ -1,0 +1,63 @@
+"""When the cleaner runs: Hudi's clean trigger (``hoodie.clean.trigger.strategy``, only NUM_COMMITS in Hudi 0.14/0.15:
+a clean is scheduled once ``hoodie.clean.max.commits`` commits completed since the last clean, default 1) and
+``hoodie.clean.async`` (the writer's clean runs beside the write, see services/async_clean.py).
+
+Hudi counts the completed commits, delta commits and replace commits after the last completed clean's
+``lastCompletedCommitTimestamp`` (every one on the timeline when there was no clean): CleanPlanActionExecutor.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from pyhudi import config as C
+from pyhudi.actions.timeline_metadata import last_clean_metadata
+from pyhudi.errors import ConfigError
+from pyhudi.timeline import Timeline
+
+
+def _flag(value: str) -> bool:
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return text == "true"
+
+
+def _at_least_one(value: str) -> int:
+    number = int(str(value).strip())
+    if number < 1:
+        raise ValueError("must be a positive integer")
+    return number
+
+
+NUM_COMMITS = "NUM_COMMITS"
+CLEAN_ASYNC = C.ConfigProperty("hoodie.clean.async", False, _flag,
+                               doc="Run the automatic clean beside the write (started before it, joined after it).")
+CLEAN_TRIGGER_STRATEGY = C.ConfigProperty("hoodie.clean.trigger.strategy", NUM_COMMITS,
+                                          lambda v: str(v).strip().upper(), (NUM_COMMITS,))
+CLEAN_MAX_COMMITS = C.ConfigProperty("hoodie.clean.max.commits", 1, _at_least_one,
+                                     doc="Commits after the last clean before a new clean is scheduled.")
+# the keys of this module (config.py does not declare them: they must not warn as unknown)
+CLEAN_TRIGGER_KEYS = (CLEAN_ASYNC.key, CLEAN_TRIGGER_STRATEGY.key, CLEAN_MAX_COMMITS.key)
+
+
+def clean_async(options: Mapping | None) -> bool:
+    return bool(C.option(options or {}, CLEAN_ASYNC))
+
+
+def commits_since_last_clean(timeline: Timeline) -> int:
+    """Completed commits after the last clean's lastCompletedCommitTimestamp (all of them without a clean)."""
+    writes = timeline.completed_writes()
+    last = last_clean_metadata(timeline.storage, timeline)
+    since = (last or {}).get("lastCompletedCommitTimestamp") or ""
+    if last is None:
+        return len(writes)
+    return sum(1 for i in writes if i.time > since)
+
+
+def needs_cleaning(timeline: Timeline, options: Mapping | None) -> bool:
+    """CleanPlanActionExecutor.needsCleaning: is a clean due by the trigger strategy?"""
+    strategy = C.option(options or {}, CLEAN_TRIGGER_STRATEGY)
+    if strategy != NUM_COMMITS:   # pragma: no cover - choices refuse anything else first
+        raise ConfigError(f"{CLEAN_TRIGGER_STRATEGY.key}={strategy} is not supported; use NUM_COMMITS")
+    return commits_since_last_clean(timeline) >= C.option(options or {}, CLEAN_MAX_COMMITS)
