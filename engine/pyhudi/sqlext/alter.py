@@ -1,8 +1,8 @@
 """Partition and property statements on Hudi tables, as Hudi's Spark SQL runs them:
 
 - `ALTER TABLE t DROP [IF EXISTS] PARTITION (k=v, ...)[, PARTITION (...)]`: a `delete_partition` replacecommit;
-- `TRUNCATE TABLE t [PARTITION (...)]`: a replacecommit too (the table's history stays, unlike Hudi's own
-  TRUNCATE, which deletes the timeline and files and starts a new table);
+- `TRUNCATE TABLE t PARTITION (...)`: a `delete_partition` replacecommit too; `TRUNCATE TABLE t`: the data and
+  the timeline are deleted and the table starts again from its hoodie.properties, as Hudi does;
 - `SHOW PARTITIONS t [PARTITION (...)]`: the partitions of the latest snapshot, one `k=v/k2=v2` row each;
 - `ALTER TABLE t SET / UNSET TBLPROPERTIES`: kept in the catalog; SQL writes read them as write options, so
   hoodie.* service settings take effect on the next write. The table's identity cannot change this way. The
@@ -127,19 +127,18 @@ def _delete_partitions(spark: SparkSession, entry: catalog.CatalogEntry, paths: 
 
 
 def truncate(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.TruncateTable) -> None:
-    """TRUNCATE TABLE t [PARTITION (...)]: the named partitions (or every file group) replaced by nothing in
-    one replacecommit."""
+    """TRUNCATE TABLE t PARTITION (...): a delete_partition replacecommit of the matching partitions (Hudi drops
+    them for a lazy clean). TRUNCATE TABLE t: the data and timeline are deleted and the table is initialised
+    again from its hoodie.properties, as Hudi's TruncateHoodieTableCommand (pyhudi.sqlext.truncate)."""
     partition = stmt.args.get("partition")
     if partition is not None:
         found = matching_partitions(entry, spec_values(partition), "TRUNCATE TABLE ... PARTITION on")
         if found:
             _delete_partitions(spark, entry, found)
         return
-    if not _table(entry).view().file_groups:
-        return
-    from pyhudi.sqlext.dml import write_rows
-    empty = spark.createDataFrame([], T.StructType(entry.data_fields))
-    write_rows(spark, entry, empty, "insert_overwrite_table")
+    from pyhudi.sqlext.truncate import truncate_table
+    truncate_table(entry.location)
+    spark.catalog.refreshTable(entry.qualified)
 
 
 def show_partitions(spark: SparkSession, entry: catalog.CatalogEntry, spec: dict | None) -> DataFrame:

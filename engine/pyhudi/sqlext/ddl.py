@@ -241,12 +241,12 @@ def _same_path(a: str, b: str) -> bool:
 def _build(spark: SparkSession, entry: catalog.CatalogEntry, path: str, resolved: dict, data_schema: T.StructType,
            options: dict, query_df: DataFrame | None):
     """A new Hudi table at `path`: hoodie.properties, then the query's rows (one commit)."""
-    from pyhudi.sqlext.dml import write_rows
+    from pyhudi.sqlext.dml import ctas_operation, table_write_options, write_rows
     table = create_hudi_files(path, resolved, data_schema, entry.name)
     if query_df is not None:
         staged = catalog.CatalogEntry(entry.database, entry.name, catalog.PROVIDER, path, entry.managed,
                                       _catalog_properties(options, table), entry.partition_columns, entry.schema)
-        write_rows(spark, staged, query_df, operation=None)
+        write_rows(spark, staged, query_df, ctas_operation(table_write_options(spark, staged)))
     return table
 
 

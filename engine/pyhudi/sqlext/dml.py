@@ -58,6 +58,19 @@ def insert_operation(options: dict) -> str:
     return options.get(INSERT_INTO_OPERATION, "insert").lower()
 
 
+def ctas_operation(options: dict) -> str:
+    """Hudi's CREATE TABLE ... AS SELECT (CreateHoodieTableAsSelectCommand, 0.14/0.15): the query is written with
+    hoodie.sql.insert.mode=non-strict and hoodie.sql.bulk.insert.enable=true as overriding options, so
+    ProvidesHoodieConfig.buildHoodieInsertConfig picks: the write operation if one is given; else, when
+    hoodie.spark.sql.insert.into.operation is set, that operation (its flow wins over the legacy insert mode);
+    else bulk_insert (the legacy non-strict flow with bulk insert enabled)."""
+    if options.get(C.OPERATION.key):
+        return options[C.OPERATION.key]
+    if options.get(INSERT_INTO_OPERATION):
+        return options[INSERT_INTO_OPERATION].lower()
+    return "bulk_insert"
+
+
 def _source_sql(resolver: Resolver, node: exp.Expression) -> str:
     if isinstance(node, exp.Values):
         return node.sql("spark")
@@ -90,6 +103,8 @@ def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: cat
     if len(source.columns) != len(wanted):
         raise SqlError(f"INSERT INTO {entry.name}: the query gives {len(source.columns)} columns but "
                        f"{len(wanted)} are expected ({', '.join(f.name for f in wanted)})")
+    # by position, as Spark inserts: the query's own column names may repeat (SELECT CAST(id AS INT), id ...)
+    source = source.toDF(*[f"_pyhudi_c{i}" for i in range(len(source.columns))])
     given = {f.name.lower(): F.col(f"`{c}`").cast(f.dataType) for f, c in zip(wanted, source.columns)}
     columns = []
     for fld in fields:
@@ -110,20 +125,15 @@ def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: cat
 def _insert_overwrite(spark: SparkSession, entry: catalog.CatalogEntry, rows: DataFrame,
                       static: dict[str, exp.Expression], spec_given: bool) -> None:
     """INSERT OVERWRITE as Hudi 0.14/0.15 (pyhudi.sqlext.overwrite): one replacecommit."""
-    import pyhudi
     options = table_write_options(spark, entry)
     plan = overwrite_rules.plan(spark, entry, options, static, spec_given, entry.partition_columns)
-    if plan.static_partitions and not plan.full_static_spec:
-        # static values for some partition columns: every existing partition they match is replaced, with the
-        # partitions the query writes, in one replacecommit
-        write_rows(spark, entry, rows, plan.operation,
-                   {C.STATIC_OVERWRITE_PARTITIONS.key: ",".join(plan.static_partitions)})
-        return
-    if plan.static_partitions and rows.limit(1).count() == 0:
-        # nothing to write: the named partition is emptied (Hudi replaces its file groups)
-        commits.record(pyhudi.delete_partitions(spark, entry.location, list(plan.static_partitions), options))
-        return
-    write_rows(spark, entry, rows, plan.operation)
+    extra = {}
+    if plan.static_partitions:
+        # a static PARTITION clause: the existing partitions its values match are replaced even when the query
+        # writes none of their rows (Hudi's STATIC_OVERWRITE_PARTITION_PATHS); an empty query makes an
+        # insert_overwrite replacecommit that empties them, as Hudi's does
+        extra[C.STATIC_OVERWRITE_PARTITIONS.key] = ",".join(plan.static_partitions)
+    write_rows(spark, entry, rows, plan.operation, extra)
 
 
 def _target(resolver: Resolver, entry: catalog.CatalogEntry, table: exp.Table) -> str:

@@ -28,7 +28,6 @@ _OVERWRITE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table")
 class Overwrite:
     operation: str                         # insert_overwrite_table | insert_overwrite
     static_partitions: tuple[str, ...] = ()   # existing partitions a static overwrite replaces even if not written
-    full_static_spec: bool = False         # every partition column has a value in the PARTITION clause
 
 
 def overwrite_mode(spark: SparkSession, table: str, options: dict) -> str:
@@ -56,10 +55,9 @@ def plan(spark: SparkSession, entry, options: dict, static: dict[str, exp.Expres
         return Overwrite("insert_overwrite_table")
     if not is_static:
         return Overwrite("insert_overwrite")
-    full = {f.lower() for f in partition_fields} <= set(static)
     if not static:   # static mode naming only dynamic columns: every partition matches (Spark deletes them all)
         return Overwrite("insert_overwrite_table")
-    return Overwrite("insert_overwrite", _matching_partitions(spark, entry, options, static), full)
+    return Overwrite("insert_overwrite", _matching_partitions(spark, entry, options, static))
 
 
 def _matching_partitions(spark: SparkSession, entry, options: dict, static: dict[str, exp.Expression]) -> tuple:
