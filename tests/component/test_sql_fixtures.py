@@ -19,8 +19,7 @@ META = {"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_h
 CASES = {
     "cow_v6_nonpartitioned": None,
     "cow_v6_simplekeygen_nonhivestyle": None,
-    "cow_v6_simplekeygen_hivestyle_no_metafields":
-        "writer: tables with hoodie.populate.meta.fields=false cannot be written by pyhudi yet",
+    "cow_v6_simplekeygen_hivestyle_no_metafields": None,
     "cow_v6_simplekeygen_nonhivestyle_overwritetable": None,
     "mor_parquet_v6_simplekeygen_nonhivestyle": None,
     "mor_parquet_v6_nonpartitioned": None,
