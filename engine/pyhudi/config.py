@@ -54,6 +54,10 @@ _POSITIVE = _int_at_least(1, "a positive integer")
 _NON_NEGATIVE = _int_at_least(0, "zero or a positive integer")
 
 
+def _whole_number(value: str) -> int:
+    return int(str(value).strip())
+
+
 def _upper(value: str) -> str:
     return str(value).strip().upper()
 
@@ -181,6 +185,35 @@ HEARTBEAT_INTERVAL_MS = _prop("hoodie.client.heartbeat.interval_in_ms", 60000, _
 HEARTBEAT_TOLERABLE_MISSES = _prop("hoodie.client.heartbeat.tolerable.misses", 2, _POSITIVE,
                                    doc="Missed heartbeats after which a pending write counts as failed (LAZY).")
 
+# --- compaction plan (services/compaction_plan.py; strategy short names resolved there) ------------------
+COMPACTION_STRATEGY = _prop("hoodie.compaction.strategy",
+                            "org.apache.hudi.table.action.compact.strategy.LogFileSizeBasedCompactionStrategy",
+                            doc="Which file slices a compaction plan takes and in which order.")
+COMPACTION_TARGET_IO = _prop("hoodie.compaction.target.io", 500 * 1024, _whole_number,
+                             doc="MB of IO (read + write) one compaction plans for (BoundedIO budget).")
+COMPACTION_LOG_SIZE_THRESHOLD = _prop("hoodie.compaction.logfile.size.threshold", 0, _whole_number,
+                                      doc="Bytes of log files a slice needs (LogFileSizeBasedCompactionStrategy).")
+COMPACTION_LOG_NUM_THRESHOLD = _prop("hoodie.compaction.logfile.num.threshold", 0, _whole_number,
+                                     doc="Log files a slice needs (LogFileNumBasedCompactionStrategy).")
+COMPACTION_PAYLOAD_CLASS = _prop("hoodie.compaction.payload.class", None,
+                                 doc="Payload of compaction; default: the table's, else the write payload class.")
+
+# --- lock (optimistic concurrency control; services/lock.py) -------------------------------------------
+LOCK_PROVIDER = _prop("hoodie.write.lock.provider",
+                      "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
+                      doc="Lock provider class; pyhudi implements FileSystemBasedLockProvider only (its default).")
+LOCK_FILESYSTEM_PATH = _prop("hoodie.write.lock.filesystem.path", None,
+                             doc="Folder of the lock file; default: the table's .hoodie folder.")
+LOCK_FILESYSTEM_EXPIRE = _prop("hoodie.write.lock.filesystem.expire", 0, _whole_number,
+                               doc="Minutes after which a lock not refreshed belongs to a dead writer and is taken "
+                                   "over; 0 = never expires.")
+LOCK_WAIT_TIME_MS = _prop("hoodie.write.lock.wait_time_ms", 60000, _whole_number,
+                          doc="Milliseconds to wait for the lock before giving up.")
+LOCK_RETRY_WAIT_TIME_MS = _prop("hoodie.write.lock.wait_time_ms_between_retry", 1000, _whole_number,
+                                doc="Milliseconds between two attempts to take the lock.")
+LOCK_NUM_RETRIES = _prop("hoodie.write.lock.num_retries", 15, _whole_number,
+                         doc="Attempts to take the lock (together with wait_time_ms).")
+
 # Keys Hudi defines that pyhudi accepts but has no behaviour for (no warning: they are legitimate Hudi keys).
 _ACCEPTED_WITHOUT_EFFECT = {
     "hoodie.datasource.write.hive_style_partitioning",
@@ -201,7 +234,6 @@ _ACCEPTED_WITHOUT_EFFECT = {
     "hoodie.delete.shuffle.parallelism",
     "hoodie.datasource.write.row.writer.enable",
     "hoodie.schema.on.read.enable",
-    "hoodie.write.lock.provider",
     "hoodie.cleaner.policy.failed.writes",
     "hoodie.datasource.write.record.merger.impls",     # SQL-layer keys (pyhudi.sqlext) kept in TBLPROPERTIES
     "hoodie.datasource.write.record.merger.strategy",
@@ -289,6 +321,16 @@ def option(options: Mapping[str, Any] | HoodieConfig | None, prop: ConfigPropert
     if text is None or not str(text).strip():
         return prop.default
     return _parse(prop, text)
+
+
+def int_option(options: Mapping[str, Any], key: str, default: int) -> int:
+    """A whole-number option a layer declares itself (clustering plan keys): the one parser, same errors."""
+    return option(options, ConfigProperty(key, default, _whole_number))
+
+
+def bool_option(options: Mapping[str, Any], key: str, default: bool) -> bool:
+    """A true/false option a layer declares itself: the one parser, same errors."""
+    return option(options, ConfigProperty(key, default, _bool))
 
 
 def check_archival_options(cfg: HoodieConfig) -> None:

@@ -9,7 +9,7 @@ import warnings
 from pyhudi import config as C
 from pyhudi.errors import ConfigError, TimelineError
 from pyhudi.services import compaction as action
-from pyhudi.services.compaction_plan import SCHEDULE_INLINE_KEY, CompactionOptions, bool_option
+from pyhudi.services.compaction_plan import CompactionOptions
 from pyhudi.table import HudiTable
 from pyhudi.timeline import COMPACTION, normalize_instant_argument
 from pyhudi.transaction.service_guard import table_service_guard
@@ -78,7 +78,7 @@ def run_inline_compaction_if_due(spark, path, options) -> str | None:
     raw = C.normalize_options(options or {})
     cfg = C.HoodieConfig(raw, warn_unknown=False)
     inline = cfg.get(C.COMPACT_INLINE)
-    schedule_only = bool_option(raw, SCHEDULE_INLINE_KEY, False)
+    schedule_only = cfg.get(C.COMPACT_SCHEDULE_INLINE)
     if not (inline or schedule_only):
         return None
     table = HudiTable.load(str(path))

@@ -12,8 +12,10 @@ Never deleted: a slice some savepoint pins, a slice a pending compaction needs. 
 replacecommit go entirely once the replacecommit is older than the earliest commit to retain (any age for
 KEEP_LATEST_FILE_VERSIONS). A slice is its base file and log files, deleted together.
 
-With KEEP_LATEST_COMMITS the planner only lists partitions written since the last clean's earliest commit to
+With KEEP_LATEST_COMMITS the planner only looks at partitions written since the last clean's earliest commit to
 retain (Hudi's incremental cleaning), so the check after each commit costs one timeline listing when nothing is due.
+Data files come from the process's cached listing of the table (table/listing.py), which lists again only the
+partitions new instants touched, also those of other processes.
 The plan is a HoodieCleanerPlan record; services/clean.py writes and executes it.
 """
 
@@ -22,15 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from pyhudi.actions.compaction_plan import read_compaction_plan
 from pyhudi.actions.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
 from pyhudi.actions.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
                                               read_cleaner_plan, savepointed_files)
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
-from pyhudi.services.compaction_plan import read_compaction_plan
-from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
-from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, Instant, Timeline
+from pyhudi.table.listing import table_listing
+from pyhudi.timeline import COMPACTION, REPLACE_COMMIT, Instant, Timeline
 
 PLAN_VERSION = 2              # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
 SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
@@ -47,7 +49,7 @@ def plan_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> dict
     if partitions is not None and not partitions:
         return None
     pinned = savepointed_files(storage, timeline) if savepoints else set()
-    files = _list_data_files(storage, partitions)
+    files = _list_data_files(table, timeline, partitions)
     planner = _Planner(table, timeline, opts, retain, pinned)
     to_delete: dict[str, list[str]] = {}
     partitions_to_delete = []
@@ -100,22 +102,18 @@ def partition_file(partition: str, name: str) -> str:
     return f"{partition}/{name}" if partition else name
 
 
-def _list_data_files(storage: Storage, partitions: Iterable[str] | None) -> dict[str, list[str]]:
-    """partition -> names of base and log files (one recursive listing, or one listing per partition)."""
+def _list_data_files(table: HudiTable, timeline: Timeline, partitions: Iterable[str] | None) -> dict[str, list[str]]:
+    """partition -> names of base and log files, from the process's listing of the table kept in step with
+    `timeline` (table/listing.py: only partitions that new instants touched are listed again, so another process's
+    commit is seen); restricted to `partitions` unless None."""
+    wanted = None if partitions is None else set(partitions)
     out: dict[str, list[str]] = {}
-    if partitions is None:
-        base = storage.base_path
-        infos = [(info.path[len(base) + 1:], info.base_name) for info in storage.list_files("", recursive=True)]
-    else:
-        infos = []
-        for partition in sorted(partitions):
-            prefix = f"{partition}/" if partition else ""
-            infos += [(prefix + info.base_name, info.base_name) for info in storage.list_files(partition)]
-    for relative, name in infos:
-        if relative.startswith(METAFOLDER + "/"):
+    for relative, name, _size in table_listing(table.storage).files(timeline):
+        partition = partition_of(relative)
+        if wanted is not None and partition not in wanted:
             continue
         if parse_base_file_name(name) or parse_log_file_name(name):
-            out.setdefault(partition_of(relative), []).append(name)
+            out.setdefault(partition, []).append(name)
     return out
 
 

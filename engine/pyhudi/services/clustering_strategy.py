@@ -36,20 +36,8 @@ _MB = 1024 * 1024
 
 
 # --- options ---------------------------------------------------------------------------------------------
-def _int(raw: Mapping[str, str], key: str, default: int) -> int:
-    if key not in raw:
-        return default
-    try:
-        return int(str(raw[key]).strip())
-    except ValueError:
-        raise ConfigError(f"option {key}={raw[key]!r} is not a whole number; default is {default}") from None
-
-
-def _bool(raw: Mapping[str, str], key: str, default: bool) -> bool:
-    text = str(raw.get(key, default)).strip().lower()
-    if text not in ("true", "false"):
-        raise ConfigError(f"option {key}={raw[key]!r} is invalid; use true or false")
-    return text == "true"
+_int = C.int_option       # the one parser of options (config.py)
+_bool = C.bool_option
 
 
 @dataclass(frozen=True)

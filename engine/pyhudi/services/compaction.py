@@ -39,9 +39,9 @@ from pyhudi.actions.commit import InstantCommit
 from pyhudi.actions.metadata import CommitMetadata
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError
-from pyhudi.services.compaction_plan import (COMPACTION_PLAN_SCHEMA, CompactionOperation,
-                                             CompactionOptions, CompactionPlan, generate_plan,
-                                             order_and_filter, read_compaction_plan)
+from pyhudi.actions.compaction_plan import CompactionOperation, CompactionPlan, read_compaction_plan
+from pyhudi.services.compaction_plan import (COMPACTION_PLAN_SCHEMA, CompactionOptions, generate_plan,
+                                             order_and_filter)
 from pyhudi.services.compaction_tasks import CompactContext, compaction_stat, operations_frame
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point

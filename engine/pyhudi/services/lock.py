@@ -23,6 +23,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Mapping
 
+from pyhudi import config as C
 from pyhudi.errors import ConfigError, PyHudiError
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
@@ -32,13 +33,14 @@ try:
 except ImportError:        # not POSIX: no guard, best effort as on object stores
     fcntl = None
 
-FILESYSTEM_LOCK_PROVIDER = "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider"
-LOCK_PROVIDER_KEY = "hoodie.write.lock.provider"
-LOCK_PATH_KEY = "hoodie.write.lock.filesystem.path"
-LOCK_EXPIRE_KEY = "hoodie.write.lock.filesystem.expire"            # minutes, 0 = never
-LOCK_WAIT_KEY = "hoodie.write.lock.wait_time_ms"                   # Hudi default 60 s
-LOCK_RETRY_WAIT_KEY = "hoodie.write.lock.wait_time_ms_between_retry"  # Hudi default 1 s
-LOCK_RETRIES_KEY = "hoodie.write.lock.num_retries"                 # Hudi default 15
+# The keys, their defaults and docs are declared once in config.py (C.LOCK_*).
+FILESYSTEM_LOCK_PROVIDER = C.LOCK_PROVIDER.default
+LOCK_PROVIDER_KEY = C.LOCK_PROVIDER.key
+LOCK_PATH_KEY = C.LOCK_FILESYSTEM_PATH.key
+LOCK_EXPIRE_KEY = C.LOCK_FILESYSTEM_EXPIRE.key
+LOCK_WAIT_KEY = C.LOCK_WAIT_TIME_MS.key
+LOCK_RETRY_WAIT_KEY = C.LOCK_RETRY_WAIT_TIME_MS.key
+LOCK_RETRIES_KEY = C.LOCK_NUM_RETRIES.key
 LOCK_FILE_NAME = "lock"
 OWNER_FIELD = "lockOwner"
 
@@ -53,36 +55,26 @@ class LockLostError(PyHudiError):
     """The table lock expired while held and another writer took it over."""
 
 
-def _int(options: Mapping[str, str], key: str, default: int) -> int:
-    raw = options.get(key)
-    if raw is None or str(raw).strip() == "":
-        return default
-    try:
-        return int(str(raw).strip())
-    except ValueError:
-        raise ConfigError(f"option {key}={raw!r} is not an integer") from None
-
-
 class FileSystemLock:
     """One writer's handle on the table lock (not re-entrant)."""
 
     def __init__(self, storage: Storage, options: Mapping[str, str] | None = None):
         options = options or {}
-        provider = options.get(LOCK_PROVIDER_KEY) or FILESYSTEM_LOCK_PROVIDER
+        provider = C.option(options, C.LOCK_PROVIDER)
         if provider != FILESYSTEM_LOCK_PROVIDER:
             raise ConfigError(f"{LOCK_PROVIDER_KEY}={provider} is not supported by pyhudi; use "
                               f"{FILESYSTEM_LOCK_PROVIDER} (a lock file next to the table)")
-        folder = options.get(LOCK_PATH_KEY)
+        folder = C.option(options, C.LOCK_FILESYSTEM_PATH)
         if folder:
             self.storage = Storage(str(folder).rstrip("/"))
             self.relative = LOCK_FILE_NAME
         else:
             self.storage = storage
             self.relative = f"{METAFOLDER}/{LOCK_FILE_NAME}"
-        self.expire_ms = _int(options, LOCK_EXPIRE_KEY, 0) * 60_000
-        self.wait_ms = _int(options, LOCK_WAIT_KEY, 60_000)
-        self.retry_wait_ms = _int(options, LOCK_RETRY_WAIT_KEY, 1_000)
-        self.retries = _int(options, LOCK_RETRIES_KEY, 15)
+        self.expire_ms = C.option(options, C.LOCK_FILESYSTEM_EXPIRE) * 60_000
+        self.wait_ms = C.option(options, C.LOCK_WAIT_TIME_MS)
+        self.retry_wait_ms = C.option(options, C.LOCK_RETRY_WAIT_TIME_MS)
+        self.retries = C.option(options, C.LOCK_NUM_RETRIES)
         self.token = uuid.uuid4().hex
         self.held = False
         self.lost = False           # set when the refresher finds the lock taken over by another writer
