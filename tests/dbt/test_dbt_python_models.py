@@ -92,6 +92,21 @@ def model(dbt, session):
     return dbt.ref("batch").groupBy("day").agg(F.count("*").alias("n"), F.sum("value").alias("total"))
 """
 
+# a Python UDF (pickled to Spark's Python workers with the helper it calls) into a plain parquet table
+PY_UDF = """
+from pyspark.sql import functions as F
+
+
+def label(region):
+    return region.upper() + "!"
+
+
+def model(dbt, session):
+    dbt.config(materialized="table", file_format="parquet")
+    to_label = F.udf(label, "string")
+    return dbt.ref("batch").select("id", to_label("region").alias("label"))
+"""
+
 SQL_FROM_PY = """
 {{ config(materialized='table') }}
 select id, scaled from {{ ref('py_table') }} where scaled > 30
@@ -151,7 +166,8 @@ class TestPythonModels:
     def models(self):
         return {"batch.sql": BATCH_SQL, "py_table.py": PY_TABLE, "py_pandas.py": PY_PANDAS,
                 "py_source.py": PY_SOURCE, "py_merge.py": PY_MERGE, "py_append.py": PY_APPEND,
-                "py_overwrite.py": PY_OVERWRITE, "sql_from_py.sql": SQL_FROM_PY, "sources.yml": SOURCES_YML}
+                "py_overwrite.py": PY_OVERWRITE, "sql_from_py.sql": SQL_FROM_PY, "sources.yml": SOURCES_YML,
+                "py_udf.py": PY_UDF}
 
     @pytest.fixture(scope="class")
     def project_config_update(self):
@@ -163,7 +179,7 @@ class TestPythonModels:
         run_dbt(["seed"])
 
         first = responses(run_dbt(["run", "--vars", "{batch: 1}"]))
-        assert len(first) == 8
+        assert len(first) == 9
         # the write is a Hudi commit, reported like a SQL model's
         assert first["py_table"]["rows_inserted"] == 3
         assert first["py_table"]["hudi_instant"] == completed_instants(spark, schema, "py_table")[-1].split(".")[0]
@@ -200,6 +216,11 @@ class TestPythonModels:
         # a SQL model reading a Python model
         assert hudi_rows(spark, schema, "sql_from_py", ["id", "scaled"]) == \
             rows(expected.filter("scaled > 30"), ["id", "scaled"])
+        # file_format='parquet': a Spark table, not Hudi; the UDF ran on the workers
+        from pyhudi.sqlext import catalog
+        assert not catalog.lookup(spark, None, schema, "py_udf").is_hudi
+        labels = b2.select("id", F.concat(F.upper("region"), F.lit("!")).alias("label"))
+        assert rows(spark.table(f"{schema}.py_udf")) == rows(labels)
         # target/run holds the Python script that ran
         run_dir = os.path.join(project.project_root, "target", "run", "python_models", "models")
         assert "def model(dbt, session)" in open(os.path.join(run_dir, "py_merge.py")).read()
