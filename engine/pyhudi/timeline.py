@@ -18,7 +18,7 @@ from enum import Enum
 from functools import total_ordering
 from typing import Iterable
 
-from pyhudi.errors import CorruptFileError, TimelineError
+from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.storage import Storage
 
 METAFOLDER = ".hoodie"
@@ -129,10 +129,10 @@ class ZonedInstantTime(str):
 
 
 def check_timeline_zone(value: str | None, where: str = "") -> str:
-    """LOCAL or UTC (any case); None/empty: Hudi's default LOCAL. Anything else raises TimelineError."""
+    """LOCAL or UTC (any case); None/empty: Hudi's default LOCAL. Anything else raises ConfigError."""
     zone = str(value or LOCAL_ZONE).strip().upper()
     if zone not in TIMELINE_ZONES:
-        raise TimelineError(f"{TIMELINE_TIMEZONE}={value!r}{' in ' + where if where else ''} is not LOCAL or UTC; "
+        raise ConfigError(f"{TIMELINE_TIMEZONE}={value!r}{' in ' + where if where else ''} is not LOCAL or UTC; "
                             "set it to LOCAL (Hudi's default) or UTC")
     return zone
 
@@ -290,9 +290,10 @@ class Timeline:
         writes = self.completed_writes()
         return writes[-1] if writes else None
 
-    def latest_time(self) -> str | None:
-        """The newest instant's time (carrying the timeline zone, see ZonedInstantTime); None when empty."""
-        return ZonedInstantTime(self.instants[-1].time, self.zone) if self.instants else None
+    def latest_time(self) -> str:
+        """The newest instant's time, carrying the timeline zone (see ZonedInstantTime); on an empty timeline an
+        empty string (false, like no time) that still carries the zone for the table's first instant."""
+        return ZonedInstantTime(self.instants[-1].time if self.instants else "", self.zone)
 
     def new_instant_time(self) -> str:
         """The next instant time of this table: in its timeline zone, after every instant on it."""

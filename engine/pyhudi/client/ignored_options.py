@@ -10,23 +10,26 @@ from __future__ import annotations
 import warnings
 from typing import Mapping
 
-from pyhudi.services import clustering_plan as CP
-from pyhudi.services import compaction_plan as CMP
 from pyhudi.services.clean_trigger import CLEAN_TRIGGER_KEYS
 
-# hoodie.compaction.* keys the compaction planner and executor read
-IMPLEMENTED_COMPACTION = {CMP.STRATEGY_KEY, CMP.TARGET_IO_KEY, CMP.LOG_SIZE_THRESHOLD_KEY, CMP.LOG_NUM_THRESHOLD_KEY,
-                          CMP.COMPACTION_PAYLOAD_KEY}
-# hoodie.clustering.* keys the clustering planner, executor, inline hook and writer read
-IMPLEMENTED_CLUSTERING = {CP.SMALL_FILE_LIMIT, CP.MAX_BYTES_PER_GROUP, CP.MAX_NUM_GROUPS, CP.TARGET_FILE_MAX_BYTES,
-                          CP.SORT_COLUMNS, CP.SINGLE_GROUP, CP.PARTITION_REGEX, CP.PARTITION_SELECTED,
-                          CP.LOOKBACK_PARTITIONS, CP.SKIP_FROM_LATEST, CP.BEGIN_PARTITION, CP.END_PARTITION,
-                          CP.PLAN_STRATEGY_CLASS, CP.EXECUTION_STRATEGY_CLASS, CP.FILTER_MODE, CP.INLINE,
-                          CP.INLINE_MAX_COMMITS, CP.SCHEDULE_INLINE, CP.UPDATES_STRATEGY}
+# hoodie.compaction.* keys the compaction planner and executor read (services/compaction_plan.py)
+IMPLEMENTED_COMPACTION = {"hoodie.compaction.strategy", "hoodie.compaction.target.io",
+                          "hoodie.compaction.logfile.size.threshold", "hoodie.compaction.logfile.num.threshold",
+                          "hoodie.compaction.payload.class"}
+# hoodie.clustering.* keys the clustering planner, executor, inline hook and writer read (services/clustering_plan.py)
+_PLAN = "hoodie.clustering.plan.strategy."
+IMPLEMENTED_CLUSTERING = {_PLAN + name for name in (
+    "small.file.limit", "max.bytes.per.group", "max.num.groups", "target.file.max.bytes", "sort.columns",
+    "single.group.clustering.enabled", "partition.regex.pattern", "partition.selected",
+    "daybased.lookback.partitions", "daybased.skipfromlatest.partitions", "cluster.begin.partition",
+    "cluster.end.partition", "class")} | {
+    "hoodie.clustering.execution.strategy.class", "hoodie.clustering.plan.partition.filter.mode",
+    "hoodie.clustering.inline", "hoodie.clustering.inline.max.commits", "hoodie.clustering.schedule.inline",
+    "hoodie.clustering.updates.strategy"}
 # the only parallelism key a write reads (bulk_insert repartitions to it); Spark sizes every other stage
 IMPLEMENTED_PARALLELISM = {"hoodie.bulkinsert.shuffle.parallelism"}
 # keys pyhudi's behaviour already matches for this value: only another value is ignored
-BEHAVIOUR = {CP.PRESERVE_METADATA: "true"}
+BEHAVIOUR = {"hoodie.clustering.preserve.commit.metadata": "true"}
 # other Hudi keys accepted without effect that a user may expect to change something
 IGNORED = {
     "hoodie.embed.timeline.server": "pyhudi has no timeline server; each process reads the timeline itself",
