@@ -83,8 +83,16 @@ def test_describe_extended_shows_partitions_and_provider(spark, table):
     assert described[start + 2] == ("dt", "string", None)
     assert names.index("# Detailed Table Information") > start + 2
     assert _detail(spark, table, "Provider") == "hudi"
-    assert _detail(spark, table, "Partition Columns") == "[`dt`]"
-    assert "primaryKey=id" in _detail(spark, table, "Table Properties")
+    # as Spark's v1 DESCRIBE of a data source table: no `Partition Columns` row (the partition information above
+    # shows them), properties sorted and without the reserved owner/provider keys
+    assert _detail(spark, table, "Partition Columns") is None
+    assert _detail(spark, table, "Table Properties") == "[preCombineField=ts, primaryKey=id, type=cow]"
+    spark.sql("DROP TABLE IF EXISTS comments_pq")
+    spark.sql("CREATE TABLE comments_pq (id INT COMMENT 'the id', name STRING, ts BIGINT, dt STRING) USING parquet "
+              "PARTITIONED BY (dt) COMMENT 'c' TBLPROPERTIES (primaryKey = 'id')")
+    theirs = [tuple(r) for r in spark.sql("DESCRIBE EXTENDED comments_pq").collect()]
+    spark.sql("DROP TABLE comments_pq")
+    assert [r[0] for r in described if not r[0].startswith("_hoodie_")] == [r[0] for r in theirs]
     # plain DESCRIBE: the columns and the partition information, no details
     plain = [tuple(r) for r in pyhudi.sql(spark, f"DESCRIBE {table}").collect()]
     assert ("# Partition Information", "", "") in plain and ("Provider", "hudi", "") not in plain
@@ -105,7 +113,9 @@ def test_ctas_and_replace_comment(spark):
     pyhudi.sql(spark, "CREATE TABLE comments_ctas USING hudi PARTITIONED BY (dt) COMMENT 'first' "
                       "TBLPROPERTIES (primaryKey = 'id') AS SELECT 1 AS id, 'x' AS dt, 'n' AS name")
     assert _detail(spark, "comments_ctas", "Comment") == "first"
-    assert _detail(spark, "comments_ctas", "Partition Columns") == "[`dt`]"
+    described = _describe(spark, "comments_ctas")
+    start = described.index(("# Partition Information", "", ""))
+    assert described[start + 2] == ("dt", "string", None)
     pyhudi.sql(spark, "CREATE OR REPLACE TABLE comments_ctas USING hudi COMMENT 'second' "
                       "TBLPROPERTIES (primaryKey = 'id') AS SELECT id, name FROM comments_ctas")
     assert _detail(spark, "comments_ctas", "Comment") == "second"

@@ -238,3 +238,55 @@ def test_tblproperties_service_settings_and_precedence(spark):
         with pytest.raises(SqlError, match=f"SET TBLPROPERTIES: {key} is part of the table's identity"):
             pyhudi.sql(spark, f"ALTER TABLE {t} SET TBLPROPERTIES ('{key}' = '{value}')")
     pyhudi.sql(spark, f"DROP TABLE {t} PURGE")
+
+
+# --- 5. CREATE OR REPLACE TABLE t AS SELECT ... FROM t ---------------------------------------------------------
+def test_create_or_replace_swaps_the_new_table_in(spark, monkeypatch):
+    """The new table is written first (its query reads the old one), then swapped in: readers see the old table
+    while its files move in, nothing (not a Hudi table) while the old files go, then the new table — never both
+    tables' rows, which the old files (older than the new timeline) would give as archived commits."""
+    from pyhudi.sqlext import replace
+    from pyhudi.storage import Storage
+    from pyhudi.table import HudiTable
+
+    t = "replace_swap"
+    pyhudi.sql(spark, f"DROP TABLE IF EXISTS {t} PURGE")
+    pyhudi.sql(spark, f"CREATE TABLE {t} USING hudi PARTITIONED BY (dt) TBLPROPERTIES (primaryKey = 'id') "
+                      f"AS {ROWS}")
+    path = _location(spark, t)
+    (Path(path) / "notes.txt").write_text("not the table's")     # another owner's file: swapped file by file
+    old = rows(spark.sql(ROWS))
+    replacement = f"SELECT id, concat(name, '!') AS name, ts, dt FROM {{src}} WHERE id % 2 = 0"
+    new = rows(spark.sql(replacement.format(src=f"({ROWS})")))
+    seen = {}
+
+    class Probe(Storage):
+        def makedirs(self, relative):          # before each staged data file moves in
+            if "moving" not in seen:
+                seen["moving"] = (rows(pyhudi.read(spark, path).select(*COLUMNS)),
+                                  rows(hudi_rs_read(path), COLUMNS))
+            return super().makedirs(relative)
+
+        def delete_file(self, relative):       # the old table's files go while no timeline is in place
+            seen.setdefault("deleting", HudiTable.exists(path))
+            return super().delete_file(relative)
+
+    monkeypatch.setattr(replace, "Storage", Probe)
+    statement = f"CREATE OR REPLACE TABLE {t} USING hudi PARTITIONED BY (dt) TBLPROPERTIES (primaryKey = 'id') AS "
+    pyhudi.sql(spark, statement + replacement.format(src=t))
+    assert seen == {"moving": (old, old), "deleting": False}
+    assert rows(pyhudi.sql(spark, f"SELECT {', '.join(COLUMNS)} FROM {t}")) == new
+    assert rows(hudi_rs_read(path), COLUMNS) == new
+    assert sorted(p.name for p in Path(path).iterdir() if not p.name.startswith("dt=")) == [".hoodie", "notes.txt"]
+
+    # a folder with only the table's files: swapped whole by two renames
+    (Path(path) / "notes.txt").unlink()
+    seen.clear()
+    pyhudi.sql(spark, statement + f"SELECT id, name, ts + 1 AS ts, dt FROM {t}")
+    assert seen == {}
+    assert rows(hudi_rs_read(path), COLUMNS) == [(i, n, ts + 1, d) for i, n, ts, d in new]
+    assert not [p for p in Path(path).parent.iterdir() if "pyhudi-re" in p.name]
+    from pyhudi.sqlext.query import Resolver
+    assert Resolver(spark).entry_by_name(t).managed
+    pyhudi.sql(spark, f"DROP TABLE {t}")
+    assert not Path(path).exists()

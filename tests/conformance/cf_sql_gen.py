@@ -13,7 +13,7 @@ from typing import Callable
 
 import cf_known
 import cf_reference as R
-from cf_shapes import RowMaker, Shape, data_value, random_shape, sql_literal
+from cf_shapes import RowMaker, Shape, data_value, partition_value, random_shape, sql_literal
 
 SOURCE_VIEW = "cf_src"
 COMPLEX_VALUES = {"struct<a:int,b:string>": "named_struct('a', 7, 'b', 'upd')",
@@ -123,8 +123,49 @@ class SequenceGenerator:
                     tags={"ctas"} | ({"partition-not-last"} if self.shape.partition_not_last else set()))
 
     def _random_step(self) -> Step | None:
-        kinds = ["insert"] * 3 + ["overwrite", "overwrite", "update", "update", "delete", "delete"] + ["merge"] * 3
+        kinds = ["insert"] * 3 + ["overwrite", "overwrite", "update", "update", "delete", "delete"] + \
+            ["merge"] * 3 + ["truncate", "alter_properties"]
         return getattr(self, "_" + self.rng.choice(kinds))()
+
+    def _spec_value(self, name: str, slot: int) -> str:
+        """A partition value as the plain literal a PARTITION spec of TRUNCATE takes (1, 'north', true)."""
+        col = self.shape.column(name)
+        value = partition_value(col, slot)
+        if col.type == "boolean":
+            return "true" if value else "false"
+        return str(value) if col.type == "int" else f"'{value}'"
+
+    def _truncate(self) -> Step:
+        """TRUNCATE TABLE t (Hudi: data and timeline deleted, the table re-initialised), or with a PARTITION spec
+        naming all or some partition columns (a delete_partition of every matching partition)."""
+        shape, rng = self.shape, self.rng
+        if not shape.partitions or rng.random() < 0.3:
+            return Step("truncate", lambda t, catalog: f"TRUNCATE TABLE {t}", lambda shape, ref, src: ref.limit(0),
+                        tags={"truncate"})
+        slots = rng.choice(self.known)[1] if self.known else self.rows.slots()
+        named = [p for p in shape.partitions if len(shape.partitions) == 1 or rng.random() < 0.7] or \
+            [shape.partitions[0]]
+        values = {p: self._spec_value(p, slots[shape.partitions.index(p)]) for p in named}
+        clause = ", ".join(f"{q(p)} = {v}" for p, v in values.items())
+        keep = " AND ".join(f"`{p}` <=> {v}" for p, v in values.items())
+        return Step("truncate", lambda t, catalog: f"TRUNCATE TABLE {t} PARTITION ({clause})",
+                    lambda shape, ref, src: ref.filter(f"NOT ({keep})"), tags={"truncate", "truncate-partition"})
+
+    def _alter_properties(self) -> Step:
+        """ALTER TABLE SET / UNSET TBLPROPERTIES of write and service settings that change no row: they must
+        reach the next writes (cleaning, archiving, small-file packing, index) without changing what they give."""
+        settings = self.rng.choice([
+            {"hoodie.cleaner.commits.retained": "1", "hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"},
+            {"hoodie.parquet.small.file.limit": "0"},
+            {"hoodie.index.type": "SIMPLE"},
+        ])
+        if self.rng.random() < 0.3:
+            keys = ", ".join(f"'{k}'" for k in settings)
+            text = f"ALTER TABLE {{t}} UNSET TBLPROPERTIES IF EXISTS ({keys})"
+        else:
+            text = "ALTER TABLE {t} SET TBLPROPERTIES (" + ", ".join(f"'{k}' = '{v}'" for k, v in settings.items()) + ")"
+        return Step("alter_properties", lambda t, catalog: text.format(t=t), lambda shape, ref, src: ref,
+                    tags={"alter-properties"})
 
     def _insert(self) -> Step:
         has_ordering = bool(self.shape.ordering)
@@ -144,22 +185,29 @@ class SequenceGenerator:
         """INSERT OVERWRITE with no PARTITION clause, a fully static, partly static or dynamic one; under the
         session's default overwrite mode or one SET just before (spark.sql.sources.partitionOverwriteMode)."""
         shape, rng = self.shape, self.rng
-        form = rng.choice(["none", "none", "static", "partial", "dynamic"] if len(shape.partitions) == 2 else
-                          ["none", "none", "static", "dynamic"] if shape.partitions else ["none"])
+        form = rng.choice(["none", "none", "static", "partial", "dynamic", "static-empty"]
+                          if len(shape.partitions) == 2 else
+                          ["none", "none", "static", "dynamic", "static-empty"] if shape.partitions else ["none"])
+        empty = form == "static-empty"   # the query returns no row: Hudi empties the named partition
+        form = "static" if empty else form
         mode = rng.choice(["default", "static", "dynamic"])
         fixed = {"static": set(shape.partitions), "partial": {shape.partitions[0]} if shape.partitions else set(),
                  "dynamic": set(), "none": set()}[form]
         pinned = {n: s for n, s in enumerate(self.rows.slots()) if shape.partitions[n] in fixed}
+        if empty and self.known:
+            pinned = dict(enumerate(rng.choice(self.known)[1]))
         rows = self.batch(rng.randint(1, 5), stored=0.5, repeats=bool(shape.ordering), fixed=pinned)
         spec = None if form == "none" else {
             p: (sql_literal(shape.column(p), rows[0][p]) if p in fixed else None) for p in shape.partitions}
+        if empty:
+            rows = []
         clause = "" if spec is None else " PARTITION (" + ", ".join(
             q(p) if v is None else f"{q(p)} = {v}" for p, v in spec.items()) + ")"
         prefix = "" if mode == "default" else f"SET spark.sql.sources.partitionOverwriteMode = {mode.upper()};\n"
         render = lambda t, catalog: (f"{prefix}INSERT OVERWRITE TABLE {t}{clause} SELECT "
                                      f"{', '.join(q(c) for c in catalog if c not in fixed)} FROM {SOURCE_VIEW}")
         effective = "static" if mode == "default" else mode    # Spark's and Hudi's default is static
-        tags = {"overwrite", f"overwrite-{form}", f"mode-{mode}"}
+        tags = {"overwrite", f"overwrite-{form}", f"mode-{mode}"} | ({"overwrite-static-empty"} if empty else set())
         if mode == "default" and shape.partitions:
             tags.add("overwrite-default-mode-partitioned")
         if shape.ordering and len(rows) != len({tuple(r[c] for c in shape.identity) for r in rows}):

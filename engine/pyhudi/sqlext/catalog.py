@@ -205,6 +205,13 @@ def mark_external(spark: SparkSession, entry: CatalogEntry) -> None:
     _alter_metadata(spark, entry, tableType=jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.EXTERNAL())
 
 
+def mark_managed(spark: SparkSession, entry: CatalogEntry) -> None:
+    """Make an entry registered at an existing folder a managed table again (Spark refuses to create a managed
+    table whose folder exists, as after CREATE OR REPLACE swapped the new table into it)."""
+    jvm = _jvm(spark)
+    _alter_metadata(spark, entry, tableType=jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.MANAGED())
+
+
 def alter_properties(spark: SparkSession, entry: CatalogEntry, changes: dict[str, str],
                      removed: list[str] = ()) -> None:
     """SET / UNSET TBLPROPERTIES as Spark's v1 commands apply them: the `comment` key is the table comment.

@@ -261,8 +261,10 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
              data_schema: T.StructType, partitions: list[str], options: dict, query_df: DataFrame | None,
              comment: str | None = None):
     """CREATE OR REPLACE over an existing table: the new table is built in a staging folder beside `path` first
-    (its query may read the old table, and a failing query leaves the old table as it was), then the old
-    table goes and the staged files move in."""
+    (its query may read the old table, and a failing query leaves the old table as it was). A Hudi table in the
+    same folder is then swapped out for it (pyhudi.sqlext.replace), and the catalog entry replaced (dropped and
+    registered again: for that moment the name is unknown); any other old table goes first and the staged files
+    move in."""
     staging = f"{path.rstrip('/')}.pyhudi-replace-{uuid.uuid4().hex[:12]}"
     draft = catalog.CatalogEntry(existing.database, existing.name, catalog.PROVIDER, staging, managed, {},
                                  partitions, catalog.catalog_schema(data_schema))
@@ -271,11 +273,22 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
     except BaseException:
         _remove_folder(staging)
         raise
+    from pyhudi.table import HudiTable
+    if existing.is_hudi and _same_path(existing.location, path) and HudiTable.exists(path):
+        from pyhudi.sqlext.replace import swap_in
+        swap_in(staging, path)            # readers see the old table or the new one (pyhudi.sqlext.replace)
+        if existing.managed:
+            catalog.mark_external(spark, existing)   # the metastore must not delete the folder: it is the new table's
+        spark.sql(f"DROP TABLE {existing.qualified}")
+        entry = catalog.register(spark, existing.database, existing.name, data_schema, partitions, path, {},
+                                 comment)
+        if managed:
+            catalog.mark_managed(spark, entry)
+        return _finish_catalog(spark, entry, options, HudiTable.load(path))
     drop_table(spark, existing, purge=existing.is_hudi and _same_path(existing.location, path))
     entry = catalog.register(spark, existing.database, existing.name, data_schema, partitions,
                              None if managed else path, {}, comment)
     from pyhudi.storage import Storage
-    from pyhudi.table import HudiTable
     source, target = Storage(staging), Storage(entry.location)
     target.makedirs("")
     for info in source.fs.get_file_info(pafs.FileSelector(source.base_path)):

@@ -37,8 +37,22 @@ def describe(spark: SparkSession, entry: catalog.CatalogEntry, extended: bool) -
         rows += _column_rows([by_name[c.lower()] for c in entry.partition_columns if c.lower() in by_name])
     if extended:
         rows += [("", "", ""), ("# Detailed Table Information", "", "")]
-        rows += [(key, value, "") for key, value in catalog.detailed_information(spark, entry)]
+        rows += [(key, _detail(entry, key, value), "") for key, value in catalog.detailed_information(spark, entry)
+                 if key not in _SHOWN_ABOVE]
     return spark.createDataFrame(rows, _DESCRIBE_SCHEMA)
+
+
+# Spark's v1 DESCRIBE leaves these out of `# Detailed Table Information`: the rows above already show them
+_SHOWN_ABOVE = {"Partition Columns", "Schema"}
+
+
+def _detail(entry: catalog.CatalogEntry, key: str, value: str) -> str:
+    """`Table Properties` as Spark's v1 DESCRIBE shows a data source table's: `[k=v, ...]` sorted, without the
+    reserved keys (owner, provider ...) that Spark's v2 CREATE TABLE stored beside them."""
+    if key != "Table Properties":
+        return value
+    kept = sorted((k, v) for k, v in entry.properties.items() if k not in RESERVED)
+    return "[" + ", ".join(f"{k}={v}" for k, v in kept) + "]"
 
 
 def show_properties(spark: SparkSession, entry: catalog.CatalogEntry, key: str | None) -> DataFrame:
