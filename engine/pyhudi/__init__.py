@@ -84,6 +84,15 @@ def archive(spark, path, options=None) -> list:
     return _archive(spark, path, options)
 
 
+def run_table_services(spark, paths, services=None, options=None, rounds=1, interval_seconds=0.0):
+    """Compaction, clustering, clean and archive (or `services`) on each table of `paths`, `rounds` times (0: until
+    interrupted), beside live writers, as Hudi's HoodieMultiTableServicesMain (the `pyhudi services` command).
+    Returns a ServicesReport (.runs, .failed)."""
+    from pyhudi.client.table_services import run_table_services as _run
+    return _run(spark, [str(p) for p in ([paths] if isinstance(paths, str) else paths)], services, options,
+                rounds=rounds, interval_seconds=interval_seconds)
+
+
 def sql(spark, text, options=None):
     """Run Spark SQL with Hudi's statements (CREATE TABLE ... USING hudi, INSERT/UPDATE/DELETE/MERGE, time
     travel, CALL procedures); other statements go to spark.sql unchanged. Returns the last statement's DataFrame.
@@ -93,4 +102,4 @@ def sql(spark, text, options=None):
 
 
 __all__ = ["PyHudiError", "activate", "archive", "clean", "cluster", "compact", "sql", "create_savepoint", "delete_partitions", "delete_savepoint",
-           "restore_to_savepoint", "rollback_to_instant", "show_savepoints", "read", "session", "write", "__version__"]
+           "restore_to_savepoint", "rollback_to_instant", "run_table_services", "show_savepoints", "read", "session", "write", "__version__"]

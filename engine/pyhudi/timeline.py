@@ -148,20 +148,30 @@ def format_instant_time(moment: datetime) -> str:
 
 def new_instant_time(after: str | None = None, zone: str | None = None) -> str:
     """A fresh instant time `yyyyMMddHHmmssSSS` in the timeline zone (`zone`, else the zone `after` carries, else
-    Hudi's default LOCAL), strictly greater than any this process produced and than `after` (the latest instant
-    on the timeline), even within one millisecond or under clock skew."""
+    Hudi's default LOCAL), strictly greater than any this process produced (compared as moments: the floor is kept
+    in UTC, so tables in other zones do not push each other's clocks) and than `after` (the latest instant on the
+    timeline), even within one millisecond or under clock skew."""
     zone = check_timeline_zone(zone or getattr(after, "zone", None))
     with _clock_lock:
-        floor = max(_last_instant[0], after or "0")
-        candidate = format_instant_time(now_in_zone(zone))
+        now = now_in_zone(zone)
+        offset = now.utcoffset() or timedelta(0)
+        floor = max(_shift(_last_instant[0], offset), after or "0")
+        candidate = format_instant_time(now)
         if candidate <= floor:
             if floor[:17].isdigit() and len(floor) >= 17:
                 candidate = format_instant_time(parse_instant_time(floor) + timedelta(milliseconds=1))
             else:
                 time.sleep(0.001)
                 candidate = format_instant_time(now_in_zone(zone))
-        _last_instant[0] = candidate
+        _last_instant[0] = _shift(candidate, -offset)
         return candidate
+
+
+def _shift(instant: str, offset: timedelta) -> str:
+    """An instant time moved by `offset` (UTC <-> a zone's wall clock); anything not a full instant unchanged."""
+    if not offset or len(instant) < 17 or not instant[:17].isdigit():
+        return instant
+    return format_instant_time(datetime.strptime(instant[:17], "%Y%m%d%H%M%S%f") + offset)
 
 
 def parse_instant_time(text: str, zone: str = UTC_ZONE) -> datetime:

@@ -31,9 +31,10 @@ def _inline_clustering(spark, table: HudiTable, options: dict) -> None:
 def _clean(spark, table: HudiTable, options: dict) -> None:
     from pyhudi.services import clean
     from pyhudi.services.clean_trigger import clean_async
-    if clean_async(options):     # started before the write (client/write.py): wait for it, its error raised here
-        clean.join_async_clean(table.storage.base_uri)
-    else:
+    # hoodie.clean.async: started before the write (client/write.py); wait for it, its error raised here. Without
+    # it, a background clean an earlier write of this process left running finishes first (one clean at a time).
+    clean.join_async_clean(table.storage.base_uri)
+    if not clean_async(options):
         clean.clean_after_commit(spark, table.storage.base_uri, options)
 
 

@@ -32,6 +32,7 @@ from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.avro_metadata import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA, COMPACTION_PLAN_SCHEMA
 from pyhudi.actions.retention import CleanOptions, earliest_commit_to_retain
 from pyhudi.actions.timeline_metadata import last_clean_metadata, read_clean_metadata
+from pyhudi.services.lock import table_lock
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.timeline import (ARCHIVED_FOLDER, CLEAN, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER,
@@ -248,6 +249,18 @@ def _oldest_uncleaned_replace(storage: Storage, timeline: Timeline) -> str | Non
 
 # --- archiving ----------------------------------------------------------------------------------------------
 def _archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) -> list[str]:
+    """Archive what is due. Under optimistic concurrency control the archiver holds the table lock while it moves
+    instants (Hudi's archiveIfRequired acquires it), so two archivers (a writer's post-commit one and `pyhudi
+    services`) never archive the same instants; it checks first without the lock so nothing due costs no lock."""
+    if not instants_to_archive(table, timeline, cfg):
+        return []
+    if cfg.get(C.CONCURRENCY_MODE) != "optimistic_concurrency_control":
+        return _move_to_archive(table, timeline, cfg)
+    with table_lock(table.storage, cfg.string_options()):
+        return _move_to_archive(table, table.timeline(), cfg)
+
+
+def _move_to_archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) -> list[str]:
     selected = instants_to_archive(table, timeline, cfg)
     if not selected:
         return []
