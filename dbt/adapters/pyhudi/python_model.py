@@ -72,12 +72,14 @@ class SessionPythonJob:
 
 
 def failure_message(model_name: str, path: str, exc: BaseException) -> str:
-    """`Python model m (models/m.py) failed: ValueError: ...` and the traceback from the model's first frame on;
-    a Spark (JVM) error keeps its first paragraph, not the Java stack."""
+    """`Python model m (models/m.py) failed: ValueError: ...`, the model's own frames (file, line, code) and the
+    frame that raised; a Spark (JVM) error keeps its first paragraph, not the Java stack."""
     from dbt.adapters.pyhudi.session import error_message
     frames = traceback.extract_tb(exc.__traceback__)
-    first = next((i for i, frame in enumerate(frames) if frame.filename == path), len(frames))
-    where = "".join(traceback.format_list(frames[first:][:12])).rstrip()
+    shown = [frame for frame in frames if frame.filename == path]
+    if frames and frames[-1].filename != path:
+        shown.append(frames[-1])
+    where = "".join(traceback.format_list(shown)).rstrip()
     text = f"Python model {model_name} ({path}) failed: {type(exc).__name__}: {error_message(exc)}"
     return f"{text}\n{where}" if where else text
 
