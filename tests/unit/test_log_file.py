@@ -700,17 +700,17 @@ def test_intact_framing_with_undecodable_content_raises(tmp_path):
 
 def test_private_avro_to_arrow_fallback_agrees_with_pyhudi_schema(tables):
     """log_block uses pyhudi.schema.avro_to_arrow; its private fallback gives the same Arrow schemas."""
-    from pyhudi.file_group import log_block
+    from pyhudi.file_group.log_block import avro_codec
 
     schemas = {RICH_SCHEMA}
     for table in TABLES:
         for log in _log_files(tables[table]):
             schemas.update(b.schema for b in read_log_file(LOCAL, str(log), decode=False) if b.schema)
     for schema in schemas:
-        assert log_block._private_avro_schema_to_arrow(json.loads(schema)).equals(
+        assert avro_codec._private_avro_schema_to_arrow(json.loads(schema)).equals(
             avro_schema_to_arrow(schema), check_metadata=False)
     with pytest.raises(SchemaError, match="non-null branches"):
-        log_block._private_avro_schema_to_arrow(
+        avro_codec._private_avro_schema_to_arrow(
             {"type": "record", "name": "r", "fields": [{"name": "u", "type": ["null", "int", "string"]}]})
 
 

@@ -1,0 +1,286 @@
+"""Avro inside log blocks: the block SCHEMA header -> Arrow (pyhudi.schema.avro_to_arrow) and the record codec
+between fastavro's schemaless binary Avro and Arrow tables."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Callable, Iterable
+
+import pyarrow as pa
+
+from pyhudi.errors import SchemaError
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Avro schema <-> Arrow. The Arrow schema comes from pyhudi.schema.avro_to_arrow (the engine-wide mapping) when
+# it is importable; the private converter below is the fallback and agrees with it on ['null', T] schemas. The
+# value converters (fastavro values <-> Arrow pylist values) are private to log blocks.
+# --------------------------------------------------------------------------------------------------------------
+
+try:
+    from pyhudi.schema import avro_to_arrow as _shared_avro_to_arrow
+except ImportError:  # pragma: no cover - pyhudi.schema is written alongside this module
+    _shared_avro_to_arrow = None
+
+_PRIMITIVE_ARROW = {
+    "boolean": pa.bool_(),
+    "int": pa.int32(),
+    "long": pa.int64(),
+    "float": pa.float32(),
+    "double": pa.float64(),
+    "bytes": pa.binary(),
+    "string": pa.string(),
+}
+_LOGICAL_ARROW = {
+    "date": pa.date32(),
+    "time-millis": pa.time32("ms"),
+    "time-micros": pa.time64("us"),
+    "timestamp-millis": pa.timestamp("ms", tz="UTC"),
+    "timestamp-micros": pa.timestamp("us", tz="UTC"),
+    "local-timestamp-millis": pa.timestamp("ms"),
+    "local-timestamp-micros": pa.timestamp("us"),
+    "uuid": pa.string(),
+}
+
+
+class _Names:
+    """Named Avro types (record, enum, fixed) seen so far, for references by name."""
+
+    def __init__(self) -> None:
+        self.types: dict[str, dict] = {}
+
+    def register(self, schema: dict, namespace: str | None) -> str | None:
+        name = schema.get("name")
+        if not name:
+            return namespace
+        ns = schema.get("namespace", namespace)
+        full = name if "." in name or not ns else f"{ns}.{name}"
+        self.types[full] = schema
+        self.types.setdefault(name, schema)
+        return full.rsplit(".", 1)[0] if "." in full else ns
+
+    def lookup(self, name: str, namespace: str | None) -> dict:
+        for candidate in ((f"{namespace}.{name}" if namespace and "." not in name else name), name):
+            if candidate in self.types:
+                return self.types[candidate]
+        raise SchemaError(f"Avro schema refers to undefined type {name!r}; fix the block's SCHEMA header")
+
+
+def _non_null_branch(union: list) -> tuple[Any, bool]:
+    branches = [b for b in union if b != "null"]
+    if len(branches) != 1:
+        raise SchemaError(
+            f"Avro union {json.dumps(union)} has {len(branches)} non-null branches; pyhudi only supports "
+            "['null', T] unions in log blocks. Use a single type per field.")
+    return branches[0], len(branches) != len(union)
+
+
+def _avro_to_arrow_type(schema: Any, names: _Names, namespace: str | None) -> pa.DataType:
+    if isinstance(schema, list):
+        branch, _ = _non_null_branch(schema)
+        return _avro_to_arrow_type(branch, names, namespace)
+    if isinstance(schema, str):
+        if schema in _PRIMITIVE_ARROW:
+            return _PRIMITIVE_ARROW[schema]
+        if schema == "null":
+            return pa.null()
+        return _avro_to_arrow_type(names.lookup(schema, namespace), names, namespace)
+    kind = schema.get("type")
+    logical = schema.get("logicalType")
+    if logical == "decimal" and kind in ("bytes", "fixed"):
+        if kind == "fixed":
+            names.register(schema, namespace)
+        precision, scale = int(schema["precision"]), int(schema.get("scale", 0))
+        return pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision, scale)
+    if logical in _LOGICAL_ARROW:
+        return _LOGICAL_ARROW[logical]
+    if kind == "record":
+        inner_ns = names.register(schema, namespace)
+        return pa.struct([_avro_field_to_arrow(f, names, inner_ns) for f in schema["fields"]])
+    if kind == "enum":
+        names.register(schema, namespace)
+        return pa.string()
+    if kind == "fixed":
+        names.register(schema, namespace)
+        return pa.binary(int(schema["size"]))
+    if kind == "array":
+        items = schema["items"]
+        return pa.list_(pa.field("element", _avro_to_arrow_type(items, names, namespace), _is_nullable(items)))
+    if kind == "map":
+        values = schema["values"]
+        return pa.map_(pa.string(), pa.field("value", _avro_to_arrow_type(values, names, namespace),
+                                            _is_nullable(values)))
+    if isinstance(kind, (str, list, dict)):
+        return _avro_to_arrow_type(kind, names, namespace)
+    raise SchemaError(f"Unsupported Avro type {json.dumps(schema)} in a log block schema")
+
+
+def _is_nullable(schema: Any) -> bool:
+    return schema == "null" or (isinstance(schema, list) and "null" in schema)
+
+
+def _avro_field_to_arrow(avro_field: dict, names: _Names, namespace: str | None) -> pa.Field:
+    return pa.field(avro_field["name"], _avro_to_arrow_type(avro_field["type"], names, namespace),
+                    _is_nullable(avro_field["type"]))
+
+
+def avro_schema_to_arrow(avro_schema: str | dict) -> pa.Schema:
+    """Arrow schema of the records of an Avro record schema (the SCHEMA header of a data block)."""
+    schema = json.loads(avro_schema) if isinstance(avro_schema, str) else avro_schema
+    if not isinstance(schema, dict) or schema.get("type") != "record":
+        raise SchemaError("A log block SCHEMA header must be an Avro record schema")
+    if _shared_avro_to_arrow is not None:
+        return _shared_avro_to_arrow(schema)
+    return _private_avro_schema_to_arrow(schema)
+
+
+def _private_avro_schema_to_arrow(schema: dict) -> pa.Schema:
+    names = _Names()
+    namespace = names.register(schema, None)
+    return pa.schema([_avro_field_to_arrow(f, names, namespace) for f in schema["fields"]])
+
+
+# Value converters between fastavro's Python values and Arrow's to_pylist()/from_pylist() values.
+# Only maps differ (fastavro: dict, Arrow to_pylist: list of (key, value) tuples); a converter is None when a
+# subtree needs no conversion, so flat schemas cost nothing.
+
+_Conv = Callable[[Any], Any] | None
+
+
+def _to_avro_converter(schema: Any, names: _Names, namespace: str | None) -> _Conv:
+    if isinstance(schema, list):
+        branch, _ = _non_null_branch(schema)
+        inner = _to_avro_converter(branch, names, namespace)
+        return None if inner is None else (lambda v: None if v is None else inner(v))
+    if isinstance(schema, str):
+        if schema in _PRIMITIVE_ARROW or schema == "null":
+            return None
+        return _to_avro_converter(names.lookup(schema, namespace), names, namespace)
+    kind = schema.get("type")
+    if kind == "record":
+        inner_ns = names.register(schema, namespace)
+        convs = [(f["name"], _to_avro_converter(f["type"], names, inner_ns)) for f in schema["fields"]]
+        if all(c is None for _, c in convs):
+            return None
+        return lambda v: {k: (c(v.get(k)) if c is not None else v.get(k)) for k, c in convs}
+    if kind == "array":
+        inner = _to_avro_converter(schema["items"], names, namespace)
+        return None if inner is None else (lambda v: [inner(x) for x in v])
+    if kind == "map":
+        inner = _to_avro_converter(schema["values"], names, namespace)
+
+        def to_dict(v):
+            items = v.items() if isinstance(v, dict) else v
+            return {k: (inner(x) if inner is not None else x) for k, x in items}
+        return to_dict
+    if kind in ("enum", "fixed"):
+        names.register(schema, namespace)
+        return None
+    if isinstance(kind, (list, dict)):
+        return _to_avro_converter(kind, names, namespace)
+    return None
+
+
+def _to_arrow_converter(schema: Any, names: _Names, namespace: str | None) -> _Conv:
+    if isinstance(schema, list):
+        branch, _ = _non_null_branch(schema)
+        inner = _to_arrow_converter(branch, names, namespace)
+        return None if inner is None else (lambda v: None if v is None else inner(v))
+    if isinstance(schema, str):
+        if schema in _PRIMITIVE_ARROW or schema == "null":
+            return None
+        return _to_arrow_converter(names.lookup(schema, namespace), names, namespace)
+    kind = schema.get("type")
+    if kind == "record":
+        inner_ns = names.register(schema, namespace)
+        convs = [(f["name"], c) for f in schema["fields"]
+                 if (c := _to_arrow_converter(f["type"], names, inner_ns)) is not None]
+        if not convs:
+            return None
+
+        def conv_record(v):
+            v = dict(v)
+            for k, c in convs:
+                v[k] = c(v.get(k))
+            return v
+        return conv_record
+    if kind == "array":
+        inner = _to_arrow_converter(schema["items"], names, namespace)
+        return None if inner is None else (lambda v: [inner(x) for x in v])
+    if kind == "map":
+        inner = _to_arrow_converter(schema["values"], names, namespace)
+        return lambda v: [(k, inner(x) if inner is not None else x) for k, x in v.items()]
+    if kind in ("enum", "fixed"):
+        names.register(schema, namespace)
+        return None
+    if isinstance(kind, (list, dict)):
+        return _to_arrow_converter(kind, names, namespace)
+    return None
+
+
+class AvroRecordCodec:
+    """Encodes Arrow rows to / decodes from schemaless binary Avro with one writer schema (cached per schema)."""
+
+    _cache: dict[str, "AvroRecordCodec"] = {}
+
+    def __init__(self, schema_json: str) -> None:
+        import fastavro
+
+        self.schema_dict = json.loads(schema_json)
+        self.parsed = fastavro.parse_schema(self.schema_dict)
+        self.arrow_schema = avro_schema_to_arrow(self.schema_dict)
+        self.to_avro = _to_avro_converter(self.schema_dict, _Names(), None)
+        self.to_arrow = _to_arrow_converter(self.schema_dict, _Names(), None)
+        self.field_names = [f["name"] for f in self.schema_dict["fields"]]
+        self.defaults = {f["name"]: f.get("default") for f in self.schema_dict["fields"]}
+
+    @classmethod
+    def of(cls, schema_json: str) -> "AvroRecordCodec":
+        codec = cls._cache.get(schema_json)
+        if codec is None:
+            if len(cls._cache) > 64:
+                cls._cache.clear()
+            codec = cls._cache[schema_json] = cls(schema_json)
+        return codec
+
+    def encode_rows(self, table: pa.Table) -> list[bytes]:
+        from fastavro import schemaless_writer
+
+        missing = [n for n in self.field_names if n not in table.column_names and self.defaults[n] is None
+                   and not _is_nullable(_field_type(self.schema_dict, n))]
+        extra = [n for n in table.column_names if n not in set(self.field_names)]
+        if missing or extra:
+            raise SchemaError(f"Log block records do not match the block's Avro schema: missing non-nullable "
+                              f"columns {missing}, extra columns {extra}. Write the records with the table "
+                              "schema's columns (meta fields included).")
+        rows = table.to_pylist()
+        out = []
+        buf = io.BytesIO()
+        for row in rows:
+            record = {n: row.get(n, self.defaults[n]) for n in self.field_names}
+            if self.to_avro is not None:
+                record = self.to_avro(record)
+            buf.seek(0)
+            buf.truncate()
+            try:
+                schemaless_writer(buf, self.parsed, record)
+            except Exception as exc:  # fastavro raises ValueError/TypeError/... for values that do not fit
+                raise SchemaError(f"Record {row!r} does not match the block's Avro schema: {exc}") from exc
+            out.append(buf.getvalue())
+        return out
+
+    def decode_rows(self, payloads: Iterable[bytes]) -> pa.Table:
+        from fastavro import schemaless_reader
+
+        rows = [schemaless_reader(io.BytesIO(p), self.parsed, None) for p in payloads]
+        if self.to_arrow is not None:
+            rows = [self.to_arrow(r) for r in rows]
+        return pa.Table.from_pylist(rows, schema=self.arrow_schema)
+
+
+def _field_type(schema: dict, name: str) -> Any:
+    for f in schema["fields"]:
+        if f["name"] == name:
+            return f["type"]
+    return None
