@@ -285,3 +285,31 @@ class TestPythonModelFailures:
         from pyhudi.sqlext import catalog
         assert catalog.lookup(spark, None, schema, "py_wrong_type") is None
         assert catalog.lookup(spark, None, schema, "py_spark_error") is None
+
+
+PARALLEL = """
+def model(dbt, session):
+    dbt.config(materialized="table", unique_key="id")
+    n = dbt.config.get("rows", 1)
+    return session.range(0, n * 1000).selectExpr("id", "id % 7 as bucket")
+"""
+
+
+class TestPythonModelsInParallelThreads:
+    """dbt threads run Python models at the same time on the one session: each writes its own rows."""
+
+    @pytest.fixture(scope="class")
+    def dbt_profile_target(self, spark):
+        return {"type": "pyhudi", "master": "local[2]", "threads": 3}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {f"par_{n}.py": PARALLEL.replace('config.get("rows", 1)', f'config.get("rows", {n})')
+                for n in (1, 2, 3)}
+
+    def test_parallel_python_models(self, project, spark):
+        results = run_dbt(["run"])
+        assert sorted(r.node.name for r in results if r.status == "success") == ["par_1", "par_2", "par_3"]
+        for n in (1, 2, 3):
+            got = hudi_rs_read(location(spark, project.test_schema, f"par_{n}"))
+            assert sorted(got.column("id").to_pylist()) == list(range(n * 1000))
