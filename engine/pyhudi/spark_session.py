@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
+
+from pyhudi import metastore
 
 
 def activate(spark: SparkSession) -> SparkSession:
@@ -16,11 +19,13 @@ def activate(spark: SparkSession) -> SparkSession:
 
 
 def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name: str = "pyhudi",
-            hive: bool = True, **spark_conf) -> SparkSession:
+            hive: bool = True, metastore_url: str | None = None, **spark_conf) -> SparkSession:
     """A local Spark session with pyhudi activated.
 
     The Spark SQL warehouse and the embedded Derby metastore live in `warehouse_dir` (default: ./spark-warehouse),
-    so tables registered in the catalog survive between sessions. Extra Spark settings are passed as keyword
+    so tables registered in the catalog survive between sessions. Derby serves one process: with `metastore_url`
+    (or PYHUDI_METASTORE_URL) `postgresql://user:password@host:port/db`, the catalog is a Hive metastore in
+    PostgreSQL that several processes share (pyhudi/metastore.py). Extra Spark settings are passed as keyword
     arguments with Spark's names, e.g. `session(**{"spark.sql.shuffle.partitions": "4"})`.
 
     Every setting that changes what a query or a write gives keeps Spark's default (the session time zone is the
@@ -38,15 +43,21 @@ def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "8")
                .config("spark.sql.warehouse.dir", warehouse)
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse}")
-               .config("spark.hadoop.javax.jdo.option.ConnectionURL",
-                       f"jdbc:derby:;databaseName={warehouse}/metastore_db;create=true"))
-    for key, value in spark_conf.items():
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true"))
+    metastore_url = metastore_url or os.environ.get(metastore.METASTORE_URL_ENV)
+    if metastore_url:
+        catalog = metastore.postgres_settings(metastore_url)
+    else:
+        catalog = metastore.derby_settings(warehouse)
+        if hive and SparkContext._active_spark_context is None:
+            metastore.check_derby_free(warehouse)
+    for key, value in {**catalog, **spark_conf}.items():
         builder = builder.config(key, value)
     if hive:
         builder = builder.enableHiveSupport()
     spark = builder.getOrCreate()
+    if metastore_url:
+        metastore.prepare_postgres_schema(spark, catalog)
     _quiet(spark, _NOISY_LOGGERS)
     return activate(spark)
 
