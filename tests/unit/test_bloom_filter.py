@@ -275,7 +275,7 @@ _key_text = st.text(min_size=1, max_size=40)  # any unicode: multi-byte UTF-8 ex
 def test_vectorised_positions_match_reference(keys, nb_hash, vector_size):
     arr = pa.array(keys, type=pa.large_string())
     offsets, data = bfm.string_offsets_and_data(arr)
-    got = bfm._hash_indices(offsets, data, nb_hash, vector_size)
+    got = bfm.hashing._hash_indices(offsets, data, nb_hash, vector_size)
     want = np.array([_ref_positions(k, nb_hash, vector_size) for k in keys], dtype=np.int64)
     np.testing.assert_array_equal(got, want)
 
@@ -285,7 +285,7 @@ def test_murmur_signed_tail_bytes():
     for key in ["é", "aé", "abé", "abcdé", "日本語", "x" * 37 + "ü"]:
         arr = pa.array([key])
         offsets, data = bfm.string_offsets_and_data(arr)
-        got = bfm._hash_indices(offsets, data, 5, 1 << 30)[0].tolist()
+        got = bfm.hashing._hash_indices(offsets, data, 5, 1 << 30)[0].tolist()
         assert got == _ref_positions(key, 5, 1 << 30), key
 
 
@@ -348,7 +348,7 @@ def test_chunk_boundaries_do_not_matter(monkeypatch):
     keys = [str(uuid.UUID(int=i)) + "x" * (i % 9) for i in range(500)]
     whole = BloomFilter.create("DYNAMIC_V0", num_entries=70, fpp=0.01, max_entries=260)
     whole.add_keys(keys)
-    monkeypatch.setattr(bfm, "_CHUNK", 7)
+    monkeypatch.setattr(bfm.hashing, "_CHUNK", 7)
     chunked = BloomFilter.create("DYNAMIC_V0", num_entries=70, fpp=0.01, max_entries=260)
     chunked.add_keys(keys)
     assert chunked.serialize() == whole.serialize()

@@ -1,0 +1,108 @@
+"""Hadoop's serialized bit filter (versioned header, bit vector) and the base64 text Hudi keeps in the footer."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import struct
+
+import numpy as np
+
+from pyhudi.errors import CorruptFileError
+from pyhudi.file_group.bloom_filter.params import FOOTER_BLOOM_KEY, HEADER, JENKINS_HASH, MURMUR_HASH, VERSION
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one Hadoop bloom filter (a SIMPLE filter, or one row of a dynamic one)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class BitFilter:
+    """org.apache.hadoop.util.bloom.BloomFilter: header + bit vector (kept unpacked, one bool per bit)."""
+
+    __slots__ = ("vector_size", "nb_hash", "hash_type", "bits")
+
+    def __init__(self, vector_size: int, nb_hash: int, hash_type: int = MURMUR_HASH, bits: np.ndarray | None = None):
+        self.vector_size = vector_size
+        self.nb_hash = nb_hash
+        self.hash_type = hash_type
+        self.bits = np.zeros(vector_size, dtype=np.bool_) if bits is None else bits
+
+    def header(self) -> bytes:
+        return HEADER.pack(VERSION, self.nb_hash, self.hash_type, self.vector_size)
+
+    def to_bytes(self) -> bytes:
+        return self.header() + np.packbits(self.bits, bitorder="little").tobytes()
+
+    @staticmethod
+    def n_bytes(vector_size: int) -> int:
+        return (vector_size + 7) // 8
+
+    def set(self, positions: np.ndarray) -> None:
+        self.bits[positions.ravel()] = True
+
+    def test(self, positions: np.ndarray) -> np.ndarray:
+        return self.bits[positions].all(axis=1)
+
+
+def read_header(raw: bytes, pos: int, what: str) -> tuple[int, int, int, int]:
+    """Parse a Hadoop Filter header at ``pos``; returns (nbHash, hashType, vectorSize, new pos)."""
+    if len(raw) - pos < 4:
+        raise CorruptFileError(f"bloom filter {what} is truncated: header needs 4 more bytes at offset {pos}, "
+                               f"the filter has {len(raw)} bytes")
+    (version,) = struct.unpack_from(">i", raw, pos)
+    if version > 0:
+        raise CorruptFileError(
+            f"bloom filter {what} uses Hadoop's old unversioned format with Jenkins hashing (nbHash={version}); "
+            "pyhudi only supports the versioned murmur-hash format Hudi writes. Re-write the file with Hudi >= 0.5."
+        )
+    if version != VERSION:
+        raise CorruptFileError(f"bloom filter {what} has unsupported version {version} (expected {VERSION})")
+    if len(raw) - pos < HEADER.size:
+        raise CorruptFileError(f"bloom filter {what} is truncated inside its {HEADER.size}-byte header "
+                               f"at offset {pos} (filter has {len(raw)} bytes)")
+    _, nb_hash, hash_type, vector_size = HEADER.unpack_from(raw, pos)
+    if hash_type != MURMUR_HASH:
+        kind = "Jenkins" if hash_type == JENKINS_HASH else "unknown"
+        raise CorruptFileError(f"bloom filter {what} uses hash type {hash_type} ({kind}); "
+                               f"pyhudi only supports murmur hash (type {MURMUR_HASH}), which Hudi always writes")
+    if nb_hash <= 0:
+        raise CorruptFileError(f"bloom filter {what} has an invalid number of hash functions: {nb_hash}")
+    if vector_size <= 0:
+        raise CorruptFileError(f"bloom filter {what} has an invalid bit-vector size: {vector_size}")
+    return nb_hash, hash_type, vector_size, pos + HEADER.size
+
+
+def read_bit_filter(raw: bytes, pos: int, what: str) -> tuple[BitFilter, int]:
+    nb_hash, hash_type, vector_size, pos = read_header(raw, pos, what)
+    nbytes = BitFilter.n_bytes(vector_size)
+    if len(raw) - pos < nbytes:
+        raise CorruptFileError(
+            f"bloom filter {what} is truncated: its {vector_size}-bit vector needs {nbytes} bytes at offset {pos} "
+            f"but only {len(raw) - pos} remain"
+        )
+    packed = np.frombuffer(raw, dtype=np.uint8, count=nbytes, offset=pos)
+    bits = np.unpackbits(packed, bitorder="little", count=vector_size).astype(np.bool_)
+    return BitFilter(vector_size, nb_hash, hash_type, bits), pos + nbytes
+
+
+def decode_base64(serialized, type_code: str) -> bytes:
+    if isinstance(serialized, bytes):
+        try:
+            serialized = serialized.decode("ascii")
+        except UnicodeDecodeError as exc:
+            raise CorruptFileError(f"{type_code} bloom filter string is not Base64 text: {exc}") from exc
+    if not isinstance(serialized, str):
+        raise CorruptFileError(f"{type_code} bloom filter must be a Base64 string, got {type(serialized).__name__}")
+    text = serialized.strip()
+    if not text:
+        raise CorruptFileError(f"{type_code} bloom filter string is empty")
+    # Java's Base64 decoder accepts missing padding; Python's strict mode does not.
+    text += "=" * (-len(text) % 4)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise CorruptFileError(
+            f"{type_code} bloom filter string is not valid Base64 ({exc}); the footer value "
+            f"'{FOOTER_BLOOM_KEY}' is corrupt (first chars: {serialized[:24]!r})"
+        ) from exc
