@@ -21,12 +21,13 @@ ComplexKeyGenerator with a single record key field: Hudi 0.14.1, 0.15.0 and 1.0.
 pyhudi follows 0.15.0 by default; set ``hoodie.write.complex.keygen.new.encoding=false`` for ``"id:1"``.
 """
 
-from .generators import (
+from .build import auto_record_keys, build_key_generator
+from .generator import KeyGenerator
+from .options import (
     COMPLEX, CUSTOM, GLOBAL_DELETE, NON_PARTITION, SIMPLE, TIMESTAMP,
     COMPLEX_KEYGEN_NEW_ENCODING, CONSISTENT_LOGICAL_TIMESTAMP, HIVE_STYLE_PARTITIONING, KEYGENERATOR_CLASS,
     KEYGENERATOR_TYPE, PARTITIONPATH_FIELD, RECORDKEY_FIELD, URL_ENCODE_PARTITIONING,
     EMPTY_RECORDKEY_PLACEHOLDER, NULL_RECORDKEY_PLACEHOLDER, TYPE_TO_CLASS,
-    KeyGenerator, auto_record_keys, build_key_generator,
 )
 from .pathcodec import DEFAULT_PARTITION_PATH, escape_path_name, unescape_path_name
 
