@@ -69,7 +69,7 @@ def _timestamp_options(options: dict, consistent: bool, table_name: str | None) 
                               "(Joda patterns such as yyyy-MM-dd'T'HH:mm:ss.SSSZ, comma separated).")
         for fmt in input_formats:
             try:
-                joda._compile_input(fmt)
+                joda.compile_input(fmt)
             except joda.PatternError as exc:
                 raise ConfigError(f"{where}: {TIMESTAMP_INPUT_FORMAT}: {exc}.") from None
     if _ts_has(options, TIMESTAMP_TIMEZONE):
