@@ -10,38 +10,15 @@ from typing import Any, Callable, Iterable
 import pyarrow as pa
 
 from pyhudi.errors import SchemaError
+from pyhudi.schema import avro_to_arrow
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Avro schema <-> Arrow. The Arrow schema comes from pyhudi.schema.avro_to_arrow (the engine-wide mapping) when
-# it is importable; the private converter below is the fallback and agrees with it on ['null', T] schemas. The
-# value converters (fastavro values <-> Arrow pylist values) are private to log blocks.
+# The Arrow schema of a block comes from pyhudi.schema.avro_to_arrow, the engine-wide mapping (one owner of the
+# Avro -> Arrow rule). The value converters (fastavro values <-> Arrow pylist values) are private to log blocks.
 # --------------------------------------------------------------------------------------------------------------
 
-try:
-    from pyhudi.schema import avro_to_arrow as _shared_avro_to_arrow
-except ImportError:  # pragma: no cover - pyhudi.schema is written alongside this module
-    _shared_avro_to_arrow = None
-
-_PRIMITIVE_ARROW = {
-    "boolean": pa.bool_(),
-    "int": pa.int32(),
-    "long": pa.int64(),
-    "float": pa.float32(),
-    "double": pa.float64(),
-    "bytes": pa.binary(),
-    "string": pa.string(),
-}
-_LOGICAL_ARROW = {
-    "date": pa.date32(),
-    "time-millis": pa.time32("ms"),
-    "time-micros": pa.time64("us"),
-    "timestamp-millis": pa.timestamp("ms", tz="UTC"),
-    "timestamp-micros": pa.timestamp("us", tz="UTC"),
-    "local-timestamp-millis": pa.timestamp("ms"),
-    "local-timestamp-micros": pa.timestamp("us"),
-    "uuid": pa.string(),
-}
+_PRIMITIVES = frozenset({"boolean", "int", "long", "float", "double", "bytes", "string"})
 
 
 class _Names:
@@ -76,53 +53,8 @@ def _non_null_branch(union: list) -> tuple[Any, bool]:
     return branches[0], len(branches) != len(union)
 
 
-def _avro_to_arrow_type(schema: Any, names: _Names, namespace: str | None) -> pa.DataType:
-    if isinstance(schema, list):
-        branch, _ = _non_null_branch(schema)
-        return _avro_to_arrow_type(branch, names, namespace)
-    if isinstance(schema, str):
-        if schema in _PRIMITIVE_ARROW:
-            return _PRIMITIVE_ARROW[schema]
-        if schema == "null":
-            return pa.null()
-        return _avro_to_arrow_type(names.lookup(schema, namespace), names, namespace)
-    kind = schema.get("type")
-    logical = schema.get("logicalType")
-    if logical == "decimal" and kind in ("bytes", "fixed"):
-        if kind == "fixed":
-            names.register(schema, namespace)
-        precision, scale = int(schema["precision"]), int(schema.get("scale", 0))
-        return pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision, scale)
-    if logical in _LOGICAL_ARROW:
-        return _LOGICAL_ARROW[logical]
-    if kind == "record":
-        inner_ns = names.register(schema, namespace)
-        return pa.struct([_avro_field_to_arrow(f, names, inner_ns) for f in schema["fields"]])
-    if kind == "enum":
-        names.register(schema, namespace)
-        return pa.string()
-    if kind == "fixed":
-        names.register(schema, namespace)
-        return pa.binary(int(schema["size"]))
-    if kind == "array":
-        items = schema["items"]
-        return pa.list_(pa.field("element", _avro_to_arrow_type(items, names, namespace), _is_nullable(items)))
-    if kind == "map":
-        values = schema["values"]
-        return pa.map_(pa.string(), pa.field("value", _avro_to_arrow_type(values, names, namespace),
-                                            _is_nullable(values)))
-    if isinstance(kind, (str, list, dict)):
-        return _avro_to_arrow_type(kind, names, namespace)
-    raise SchemaError(f"Unsupported Avro type {json.dumps(schema)} in a log block schema")
-
-
 def _is_nullable(schema: Any) -> bool:
     return schema == "null" or (isinstance(schema, list) and "null" in schema)
-
-
-def _avro_field_to_arrow(avro_field: dict, names: _Names, namespace: str | None) -> pa.Field:
-    return pa.field(avro_field["name"], _avro_to_arrow_type(avro_field["type"], names, namespace),
-                    _is_nullable(avro_field["type"]))
 
 
 def avro_schema_to_arrow(avro_schema: str | dict) -> pa.Schema:
@@ -130,15 +62,7 @@ def avro_schema_to_arrow(avro_schema: str | dict) -> pa.Schema:
     schema = json.loads(avro_schema) if isinstance(avro_schema, str) else avro_schema
     if not isinstance(schema, dict) or schema.get("type") != "record":
         raise SchemaError("A log block SCHEMA header must be an Avro record schema")
-    if _shared_avro_to_arrow is not None:
-        return _shared_avro_to_arrow(schema)
-    return _private_avro_schema_to_arrow(schema)
-
-
-def _private_avro_schema_to_arrow(schema: dict) -> pa.Schema:
-    names = _Names()
-    namespace = names.register(schema, None)
-    return pa.schema([_avro_field_to_arrow(f, names, namespace) for f in schema["fields"]])
+    return avro_to_arrow(schema)
 
 
 # Value converters between fastavro's Python values and Arrow's to_pylist()/from_pylist() values.
@@ -154,7 +78,7 @@ def _to_avro_converter(schema: Any, names: _Names, namespace: str | None) -> _Co
         inner = _to_avro_converter(branch, names, namespace)
         return None if inner is None else (lambda v: None if v is None else inner(v))
     if isinstance(schema, str):
-        if schema in _PRIMITIVE_ARROW or schema == "null":
+        if schema in _PRIMITIVES or schema == "null":
             return None
         return _to_avro_converter(names.lookup(schema, namespace), names, namespace)
     kind = schema.get("type")
@@ -188,7 +112,7 @@ def _to_arrow_converter(schema: Any, names: _Names, namespace: str | None) -> _C
         inner = _to_arrow_converter(branch, names, namespace)
         return None if inner is None else (lambda v: None if v is None else inner(v))
     if isinstance(schema, str):
-        if schema in _PRIMITIVE_ARROW or schema == "null":
+        if schema in _PRIMITIVES or schema == "null":
             return None
         return _to_arrow_converter(names.lookup(schema, namespace), names, namespace)
     kind = schema.get("type")
