@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 import pyhudi
 from pyhudi.errors import ConfigError, PyHudiError
 from pyhudi.table import HudiTable
-from support import FIXTURES, assert_same_rows_as_hudi_rs, fixture_table, hudi_rs_read, rows
+from support import assert_same_rows_as_hudi_rs, fixture_table, hudi_rs_read, rows
 
 META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name"]
@@ -60,7 +60,9 @@ def test_datasource_upsert_delete_match_spark_and_hudi_rs(spark, tmp_path, index
     path = tmp_path / "t"
     opts = _options(**{"hoodie.index.type": index, "hoodie.datasource.write.recordkey.field": ",".join(keys)})
     first = spark.createDataFrame([(1, "a", 1, "x"), (2, "b", 1, "y"), (3, "c", 1, "x"), (4, "d", 1, "y")], SCHEMA)
-    pyhudi.write(first, str(path), opts, mode="overwrite")
+    # the first write: bulk_insert (the sorted-file writer) for the global index, insert otherwise
+    operation = "bulk_insert" if index == "GLOBAL_SIMPLE" else "insert"
+    pyhudi.write(first, str(path), {**opts, "hoodie.datasource.write.operation": operation}, mode="overwrite")
     ref = first
     props = HudiTable.load(str(path)).properties
     assert props.get("hoodie.populate.meta.fields") == "false"

@@ -29,11 +29,15 @@ def with_keys(stored: pa.Table, keygen) -> pa.Table:
     return stored
 
 
-def stored_keys(spark, storage, paths: list[str], keygen, key_schema, file_id_col: str):
+def stored_keys(spark, storage, paths: list[str], keygen, table_schema: pa.Schema, file_id_col: str):
     """(key, partition, file id) of every record in the given virtual-key base files (the SIMPLE index's
-    lookup): reads only the key generator's columns (`key_schema`, their Spark types) and computes the keys."""
+    lookup): reads only the key generator's columns (typed from the table's storage schema) and computes the
+    keys."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    key_schema = from_arrow_schema(pa.schema([table_schema.field(c) for c in key_columns(keygen)]))
 
     out = T.StructType([T.StructField(RECORD_KEY, T.StringType()), T.StructField(PARTITION_PATH, T.StringType()),
                         T.StructField(file_id_col, T.StringType())])

@@ -339,7 +339,7 @@ class WriteAction:
     def _tag(self, records: DataFrame, view, instant_time: str) -> DataFrame:
         """hoodie.index.type: set FILE_ID_COLUMN to the file group holding each record's key (null: a new key);
         see pyhudi.index for the index types. Fills self.index_stats."""
-        from pyhudi.index import bloom, bucket, lookup
+        from pyhudi.index import bloom, bucket, lookup, virtual
 
         spec = self.index
         stats = self.index_stats = IndexStats(spec.type)
@@ -364,16 +364,10 @@ class WriteAction:
             stats.files_considered = stats.candidate_files = len(base_files)
             paths = [b.path for b in base_files]
             locations = lookup.stored_keys(self.spark, self.storage, paths, FILE_ID_COLUMN) \
-                if self.virtual_keys is None else self._virtual_stored_keys(paths)
+                if self.virtual_keys is None else virtual.stored_keys(self.spark, self.storage, paths, self.keygen,
+                                                                      self.target_schema, FILE_ID_COLUMN)
         return lookup.apply_locations(records, locations, FILE_ID_COLUMN, DELETE_COLUMN, spec.is_global,
                                       spec.update_partition_path)
-
-    def _virtual_stored_keys(self, paths: list[str]) -> DataFrame:
-        """The SIMPLE index's stored locations in a virtual-key table: keys computed from the key columns."""
-        from pyhudi.index import virtual
-        columns = virtual.key_columns(self.keygen)
-        key_schema = spark_schema(pa.schema([self.target_schema.field(c) for c in columns]))
-        return virtual.stored_keys(self.spark, self.storage, paths, self.keygen, key_schema, FILE_ID_COLUMN)
 
     def _finish_index_stats(self, write_stats: list[dict]) -> None:
         """Outcome counters from the write stats: which file groups really held incoming keys."""
