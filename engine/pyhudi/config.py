@@ -170,6 +170,23 @@ CLUSTERING_SCHEDULE_INLINE = _prop("hoodie.clustering.schedule.inline", False, _
 LAYOUT_OPTIMIZE_STRATEGY = _prop("hoodie.layout.optimize.strategy", "linear", lambda v: str(v).strip().lower(),
                                  ("linear", "z-order", "hilbert"),
                                  doc="Record order of clustering: pyhudi builds linear (z-order/hilbert refused).")
+_CLUSTER_PLAN = "hoodie.clustering.plan.strategy."
+CLUSTERING_SMALL_FILE_LIMIT = _prop(_CLUSTER_PLAN + "small.file.limit", 300 * 1024 * 1024, _whole_number,
+                                    doc="Bytes: file slices with a smaller base file are clustered.")
+CLUSTERING_MAX_BYTES_PER_GROUP = _prop(_CLUSTER_PLAN + "max.bytes.per.group", 2 * 1024 * 1024 * 1024, _whole_number,
+                                       doc="Bytes of input one clustering group takes at most.")
+CLUSTERING_MAX_NUM_GROUPS = _prop(_CLUSTER_PLAN + "max.num.groups", 30, _whole_number,
+                                  doc="Clustering groups one plan holds at most.")
+CLUSTERING_TARGET_FILE_MAX_BYTES = _prop(_CLUSTER_PLAN + "target.file.max.bytes", 1024 * 1024 * 1024, _whole_number,
+                                         doc="Bytes of each file a clustering group writes.")
+CLUSTERING_SINGLE_GROUP = _prop(_CLUSTER_PLAN + "single.group.clustering.enabled", True, _bool,
+                                doc="Keep a partition's group of one file slice (always kept with sort columns).")
+CLUSTERING_LOOKBACK_PARTITIONS = _prop(_CLUSTER_PLAN + "daybased.lookback.partitions", 2, _whole_number,
+                                       doc="RECENT_DAYS filter: how many of the latest partitions are clustered.")
+CLUSTERING_SKIP_FROM_LATEST = _prop(_CLUSTER_PLAN + "daybased.skipfromlatest.partitions", 0, _whole_number,
+                                    doc="RECENT_DAYS filter: latest partitions left out.")
+CLUSTERING_INLINE_MAX_COMMITS = _prop("hoodie.clustering.inline.max.commits", 4, _whole_number,
+                                      doc="Commits after which inline clustering schedules a plan.")
 # --- replace operations, failed-write rollback, heartbeats (services/rollback.py, writer/transaction.py) ---
 STATIC_OVERWRITE_PARTITIONS = _prop(
     "hoodie.static.overwrite.partition.paths", None,

@@ -140,7 +140,7 @@ def _context(table: HudiTable, timeline: Timeline, t: str, plan: ClusteringPlan,
     cfg = C.HoodieConfig(opts.raw, warn_unknown=False)
     view = table.view(timeline=timeline)
     ordering = table.properties.precombine_field or opts.raw.get(C.PRECOMBINE.key) or None
-    payload = (table.properties.get("hoodie.compaction.payload.class") or opts.raw.get(C.PAYLOAD_CLASS.key)
+    payload = (table.properties.get(C.COMPACTION_PAYLOAD_CLASS.key) or opts.raw.get(C.PAYLOAD_CLASS.key)
                or C.PAYLOAD_CLASS.default)
     per_file = max(1, opts.target_file_max_bytes // _average_record_size(timeline))
     ctx = ClusterContext(

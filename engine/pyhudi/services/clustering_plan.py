@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from pyhudi.actions import avro_metadata as avro
+from pyhudi import config as C
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER, REPLACE_COMMIT, Instant, State, Timeline
@@ -19,31 +20,31 @@ _NS = "org.apache.hudi.avro.model"
 CLUSTER_OPERATION = "CLUSTER"          # WriteOperationType.CLUSTER
 PLAN_VERSION = 1                       # ClusteringPlanStrategy.CLUSTERING_PLAN_VERSION_1
 
-# --- Hudi's keys and defaults (HoodieClusteringConfig) -----------------------------------------------------
+# --- Hudi's keys (HoodieClusteringConfig); those with a typed default are declared in config.py --------------
 _P = "hoodie.clustering.plan.strategy."
-SMALL_FILE_LIMIT = _P + "small.file.limit"
-MAX_BYTES_PER_GROUP = _P + "max.bytes.per.group"
-MAX_NUM_GROUPS = _P + "max.num.groups"
-TARGET_FILE_MAX_BYTES = _P + "target.file.max.bytes"
+SMALL_FILE_LIMIT = C.CLUSTERING_SMALL_FILE_LIMIT.key
+MAX_BYTES_PER_GROUP = C.CLUSTERING_MAX_BYTES_PER_GROUP.key
+MAX_NUM_GROUPS = C.CLUSTERING_MAX_NUM_GROUPS.key
+TARGET_FILE_MAX_BYTES = C.CLUSTERING_TARGET_FILE_MAX_BYTES.key
 SORT_COLUMNS = _P + "sort.columns"
-SINGLE_GROUP = _P + "single.group.clustering.enabled"
+SINGLE_GROUP = C.CLUSTERING_SINGLE_GROUP.key
 PARTITION_REGEX = _P + "partition.regex.pattern"
 PARTITION_SELECTED = _P + "partition.selected"
-LOOKBACK_PARTITIONS = _P + "daybased.lookback.partitions"
-SKIP_FROM_LATEST = _P + "daybased.skipfromlatest.partitions"
+LOOKBACK_PARTITIONS = C.CLUSTERING_LOOKBACK_PARTITIONS.key
+SKIP_FROM_LATEST = C.CLUSTERING_SKIP_FROM_LATEST.key
 BEGIN_PARTITION = _P + "cluster.begin.partition"
 END_PARTITION = _P + "cluster.end.partition"
 PLAN_STRATEGY_CLASS = "hoodie.clustering.plan.strategy.class"
 EXECUTION_STRATEGY_CLASS = "hoodie.clustering.execution.strategy.class"
 FILTER_MODE = "hoodie.clustering.plan.partition.filter.mode"
-INLINE = "hoodie.clustering.inline"
-INLINE_MAX_COMMITS = "hoodie.clustering.inline.max.commits"
-SCHEDULE_INLINE = "hoodie.clustering.schedule.inline"
+INLINE = C.CLUSTERING_INLINE.key
+INLINE_MAX_COMMITS = C.CLUSTERING_INLINE_MAX_COMMITS.key
+SCHEDULE_INLINE = C.CLUSTERING_SCHEDULE_INLINE.key
 ASYNC_ENABLED = "hoodie.clustering.async.enabled"
 ASYNC_MAX_COMMITS = "hoodie.clustering.async.max.commits"
-UPDATES_STRATEGY = "hoodie.clustering.updates.strategy"
+UPDATES_STRATEGY = C.CLUSTERING_UPDATES_STRATEGY.key
 PRESERVE_METADATA = "hoodie.clustering.preserve.commit.metadata"
-LAYOUT_STRATEGY = "hoodie.layout.optimize.strategy"
+LAYOUT_STRATEGY = C.LAYOUT_OPTIMIZE_STRATEGY.key
 
 SIZE_BASED_PLAN_STRATEGY = "org.apache.hudi.client.clustering.plan.strategy.SparkSizeBasedClusteringPlanStrategy"
 SORT_AND_SIZE_EXECUTION = "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy"

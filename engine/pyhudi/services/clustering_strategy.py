@@ -23,12 +23,11 @@ from pyhudi import config as C
 from pyhudi.errors import ConfigError
 from pyhudi.file_group.model import FileSlice, LogFile
 from pyhudi.services.clustering_plan import (
-    ALLOW_UPDATES, BEGIN_PARTITION, END_PARTITION, EXECUTION_STRATEGY_CLASS, FILTER_MODE, FILTER_MODES, INLINE,
-    INLINE_MAX_COMMITS, LAYOUT_STRATEGIES, LAYOUT_STRATEGY, LOOKBACK_PARTITIONS, MAX_BYTES_PER_GROUP,
-    MAX_NUM_GROUPS, PARTITION_REGEX, PARTITION_SELECTED, PLAN_STRATEGY_CLASS, PLAN_VERSION, REJECT_UPDATES,
-    SCHEDULE_INLINE, SINGLE_GROUP, SIZE_BASED_PLAN_STRATEGY, SKIP_FROM_LATEST, SMALL_FILE_LIMIT,
-    SORT_AND_SIZE_EXECUTION, SORT_COLUMNS, TARGET_FILE_MAX_BYTES, TOTAL_IO_MB, TOTAL_IO_READ_MB, TOTAL_IO_WRITE_MB,
-    TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, UPDATES_STRATEGY, ClusteringGroup, ClusteringPlan, SliceInfo)
+    ALLOW_UPDATES, BEGIN_PARTITION, END_PARTITION, EXECUTION_STRATEGY_CLASS, FILTER_MODE, FILTER_MODES,
+    LAYOUT_STRATEGIES, LAYOUT_STRATEGY, PARTITION_REGEX, PARTITION_SELECTED, PLAN_STRATEGY_CLASS, PLAN_VERSION,
+    REJECT_UPDATES, SIZE_BASED_PLAN_STRATEGY, SORT_AND_SIZE_EXECUTION, SORT_COLUMNS, TOTAL_IO_MB,
+    TOTAL_IO_READ_MB, TOTAL_IO_WRITE_MB, TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, UPDATES_STRATEGY, ClusteringGroup,
+    ClusteringPlan, SliceInfo)
 from pyhudi.table import HudiTable
 from pyhudi.timeline import Timeline
 
@@ -36,7 +35,6 @@ _MB = 1024 * 1024
 
 
 # --- options ---------------------------------------------------------------------------------------------
-_int = C.int_option       # the one parser of options (config.py)
 _bool = C.bool_option
 
 
@@ -79,19 +77,20 @@ class ClusteringOptions:
         if updates.rsplit(".", 1)[-1] not in (REJECT_UPDATES.rsplit(".", 1)[-1], ALLOW_UPDATES.rsplit(".", 1)[-1]):
             raise ConfigError(f"{UPDATES_STRATEGY}={updates} is not supported by pyhudi; use {REJECT_UPDATES} "
                               f"(Hudi's default) or {ALLOW_UPDATES}")
-        values = {"small_file_limit": _int(raw, SMALL_FILE_LIMIT, 300 * _MB),
-                  "max_bytes_per_group": _int(raw, MAX_BYTES_PER_GROUP, 2 * 1024 * _MB),
-                  "max_num_groups": _int(raw, MAX_NUM_GROUPS, 30),
-                  "target_file_max_bytes": _int(raw, TARGET_FILE_MAX_BYTES, 1024 * _MB),
-                  "inline_max_commits": _int(raw, INLINE_MAX_COMMITS, 4)}
+        values = {"small_file_limit": C.option(raw, C.CLUSTERING_SMALL_FILE_LIMIT),
+                  "max_bytes_per_group": C.option(raw, C.CLUSTERING_MAX_BYTES_PER_GROUP),
+                  "max_num_groups": C.option(raw, C.CLUSTERING_MAX_NUM_GROUPS),
+                  "target_file_max_bytes": C.option(raw, C.CLUSTERING_TARGET_FILE_MAX_BYTES),
+                  "inline_max_commits": C.option(raw, C.CLUSTERING_INLINE_MAX_COMMITS)}
         for key, value in values.items():
             if value < 0 or value == 0 and key not in ("small_file_limit", "inline_max_commits"):
                 raise ConfigError(f"clustering option {key.replace('_', '.')} must be positive, got {value}")
         return cls(raw, sort_columns=str(raw.get(SORT_COLUMNS, "")).strip(),
-                   single_group=_bool(raw, SINGLE_GROUP, True), filter_mode=mode, layout=layout,
+                   single_group=C.option(raw, C.CLUSTERING_SINGLE_GROUP), filter_mode=mode, layout=layout,
                    parquet_max_file_size=cfg.get(C.MAX_FILE_SIZE),
-                   inline=_bool(raw, INLINE, False) or _bool(raw, "hoodie.datasource.clustering.inline.enable", False),
-                   schedule_inline=_bool(raw, SCHEDULE_INLINE, False), updates_strategy=updates, **values)
+                   inline=(C.option(raw, C.CLUSTERING_INLINE)
+                           or _bool(raw, "hoodie.datasource.clustering.inline.enable", False)),
+                   schedule_inline=C.option(raw, C.CLUSTERING_SCHEDULE_INLINE), updates_strategy=updates, **values)
 
     @property
     def sort_column_list(self) -> list[str]:
@@ -114,8 +113,8 @@ def filter_partitions(partitions: list[str], opts: ClusteringOptions) -> list[st
                 from None
         partitions = [p for p in partitions if pattern.fullmatch(p)]
     if opts.filter_mode == "RECENT_DAYS":
-        lookback = _int(raw, LOOKBACK_PARTITIONS, 2)
-        skip = max(_int(raw, SKIP_FROM_LATEST, 0), 0)
+        lookback = C.option(raw, C.CLUSTERING_LOOKBACK_PARTITIONS)
+        skip = max(C.option(raw, C.CLUSTERING_SKIP_FROM_LATEST), 0)
         ordered = sorted(partitions, reverse=True)[skip:]
         return ordered[:lookback] if lookback > 0 else ordered
     if opts.filter_mode == "SELECTED_PARTITIONS":
