@@ -76,7 +76,7 @@ def postgres():
 SECOND_PROCESS = textwrap.dedent("""
     import json, sys, time
     import pyhudi
-    spark = pyhudi.session(master="local[1]", warehouse_dir=sys.argv[1], metastore_url=sys.argv[2])
+    spark = pyhudi.session(master="local[1]", warehouse_dir=sys.argv[1])     # PYHUDI_METASTORE_URL names the catalog
     pyhudi.sql(spark, "CREATE TABLE shell_t (id INT, v STRING, ts INT) USING hudi "
                       "TBLPROPERTIES (primaryKey='id', preCombineField='ts')")
     pyhudi.sql(spark, "INSERT INTO shell_t VALUES (1, 'a', 1), (2, 'b', 1)")
@@ -101,12 +101,11 @@ def test_postgres_metastore_serves_dbt_and_a_second_process_at_once(postgres, tm
         "select 1 as id, 'x' as v union all select 2 as id, 'y' as v\n")
     (project / "profiles.yml").write_text(
         f"shared:\n  target: dev\n  outputs:\n    dev:\n      type: pyhudi\n      master: 'local[1]'\n"
-        f"      schema: default\n      warehouse: '{warehouse}'\n      threads: 1\n")
-    env = _env(PYHUDI_METASTORE_URL=url)
-    shell = subprocess.Popen([sys.executable, "-c", SECOND_PROCESS, str(warehouse), url], env=_env(),
+        f"      schema: default\n      warehouse: '{warehouse}'\n      threads: 1\n      metastore_url: '{url}'\n")
+    shell = subprocess.Popen([sys.executable, "-c", SECOND_PROCESS, str(warehouse)], env=_env(PYHUDI_METASTORE_URL=url),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     dbt = subprocess.Popen([str(Path(sys.executable).parent / "dbt"), "run", "--project-dir", str(project),
-                            "--profiles-dir", str(project)], env=env, stdout=subprocess.PIPE,
+                            "--profiles-dir", str(project)], env=_env(), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     dbt_out, _ = dbt.communicate(timeout=900)
     shell_out, shell_err = shell.communicate(timeout=900)

@@ -2,7 +2,9 @@
 
 A connection is a cursor on the in-process Spark session (session.py); no Thrift server. The profile names the
 Spark `master`, the `warehouse` folder (Spark SQL warehouse + Derby metastore; default `<target-path>/pyhudi`),
-extra `spark_conf`, and `hudi_options`, the default `hoodie.*` options of every Hudi table the project creates.
+extra `spark_conf`, `hudi_options`, the default `hoodie.*` options of every Hudi table the project creates, and
+`metastore_url` (postgresql://user:password@host:port/db), a Hive metastore in PostgreSQL that other processes can
+share while dbt runs (the Derby default serves one process; not shown by `dbt debug`: it may hold a password).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class PyhudiCredentials(SparkCredentials):
     warehouse: Optional[str] = None
     spark_conf: Dict[str, Any] = field(default_factory=dict)
     hudi_options: Dict[str, Any] = field(default_factory=dict)
+    metastore_url: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.method != SparkConnectionMethod.SESSION:
@@ -124,7 +127,8 @@ class PyhudiConnectionManager(SparkConnectionManager):
         creds: PyhudiCredentials = connection.credentials
         warehouse = creds.warehouse or resolve_warehouse(None, None, None)
         try:
-            spark = spark_session(creds.master, warehouse, creds.spark_conf, creds.server_side_parameters)
+            spark = spark_session(creds.master, warehouse, creds.spark_conf, creds.server_side_parameters,
+                                  creds.metastore_url)
         except Exception as exc:
             from dbt.adapters.exceptions import FailedToConnectError
             raise FailedToConnectError(f"pyhudi: could not start Spark ({creds.master}): {exc}") from exc

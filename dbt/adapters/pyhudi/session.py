@@ -50,7 +50,7 @@ def _running_session():
     return None
 
 
-def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict):
+def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict, metastore_url: str | None = None):
     """dbt's SparkSession: reuse the running one or start it once with pyhudi.session(...)."""
     import pyhudi
 
@@ -61,6 +61,7 @@ def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict)
             os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
             logger.debug(f"pyhudi: starting Spark ({master}) with warehouse {warehouse}")
             base = pyhudi.session(master=master, warehouse_dir=warehouse, app_name="dbt-pyhudi", hive=True,
+                                  metastore_url=metastore_url,
                                   **{k: str(v) for k, v in spark_conf.items()})
             base.sparkContext.setLogLevel("ERROR")
         _activate(base)
