@@ -18,15 +18,7 @@ from pyhudi.actions.compaction_plan import (PLAN_VERSION, TOTAL_IO_MB, TOTAL_IO_
 from pyhudi.table import HudiTable
 from pyhudi.timeline import Timeline
 
-# --- options (Hudi's keys and defaults) ----------------------------------------------------------------------
-# Declared once in config.py (default, type, doc); the names stay for importers.
-STRATEGY_KEY = C.COMPACTION_STRATEGY.key
-TARGET_IO_KEY = C.COMPACTION_TARGET_IO.key
-LOG_SIZE_THRESHOLD_KEY = C.COMPACTION_LOG_SIZE_THRESHOLD.key
-LOG_NUM_THRESHOLD_KEY = C.COMPACTION_LOG_NUM_THRESHOLD.key
-SCHEDULE_INLINE_KEY = C.COMPACT_SCHEDULE_INLINE.key
-COMPACTION_PAYLOAD_KEY = C.COMPACTION_PAYLOAD_CLASS.key
-DEFAULT_TARGET_IO_MB = C.COMPACTION_TARGET_IO.default
+# --- options: the hoodie.compaction.* keys, defaults and docs are declared once in config.py ----------------
 
 _STRATEGY_PACKAGE = "org.apache.hudi.table.action.compact.strategy."
 LOG_FILE_SIZE_STRATEGY = _STRATEGY_PACKAGE + "LogFileSizeBasedCompactionStrategy"
@@ -61,9 +53,10 @@ class CompactionOptions:
         if "." not in strategy:
             strategy = _STRATEGY_PACKAGE + strategy
         if strategy not in SUPPORTED_STRATEGIES:
-            raise ConfigError(f"{STRATEGY_KEY}={raw[STRATEGY_KEY]} is not supported by pyhudi; use one of "
+            key = C.COMPACTION_STRATEGY.key
+            raise ConfigError(f"{key}={raw[key]} is not supported by pyhudi; use one of "
                               f"{', '.join(s.rsplit('.', 1)[-1] for s in SUPPORTED_STRATEGIES)}")
-        payload = (raw.get(COMPACTION_PAYLOAD_KEY) or table.properties.get(COMPACTION_PAYLOAD_KEY)
+        payload = (raw.get(C.COMPACTION_PAYLOAD_CLASS.key) or table.properties.get(C.COMPACTION_PAYLOAD_CLASS.key)
                    or raw.get(C.PAYLOAD_CLASS.key) or C.PAYLOAD_CLASS.default)
         ordering = table.properties.precombine_field or raw.get(C.PRECOMBINE.key) or None
         return cls(config, strategy, C.option(raw, C.COMPACTION_TARGET_IO),

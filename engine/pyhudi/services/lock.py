@@ -33,14 +33,8 @@ try:
 except ImportError:        # not POSIX: no guard, best effort as on object stores
     fcntl = None
 
-# The keys, their defaults and docs are declared once in config.py (C.LOCK_*).
+# The hoodie.write.lock.* keys, their defaults and docs are declared once in config.py (C.LOCK_*).
 FILESYSTEM_LOCK_PROVIDER = C.LOCK_PROVIDER.default
-LOCK_PROVIDER_KEY = C.LOCK_PROVIDER.key
-LOCK_PATH_KEY = C.LOCK_FILESYSTEM_PATH.key
-LOCK_EXPIRE_KEY = C.LOCK_FILESYSTEM_EXPIRE.key
-LOCK_WAIT_KEY = C.LOCK_WAIT_TIME_MS.key
-LOCK_RETRY_WAIT_KEY = C.LOCK_RETRY_WAIT_TIME_MS.key
-LOCK_RETRIES_KEY = C.LOCK_NUM_RETRIES.key
 LOCK_FILE_NAME = "lock"
 OWNER_FIELD = "lockOwner"
 
@@ -62,7 +56,7 @@ class FileSystemLock:
         options = options or {}
         provider = C.option(options, C.LOCK_PROVIDER)
         if provider != FILESYSTEM_LOCK_PROVIDER:
-            raise ConfigError(f"{LOCK_PROVIDER_KEY}={provider} is not supported by pyhudi; use "
+            raise ConfigError(f"{C.LOCK_PROVIDER.key}={provider} is not supported by pyhudi; use "
                               f"{FILESYSTEM_LOCK_PROVIDER} (a lock file next to the table)")
         folder = C.option(options, C.LOCK_FILESYSTEM_PATH)
         if folder:
@@ -192,8 +186,8 @@ class FileSystemLock:
         if not self.held or self._owner() != self.token:
             self.lost = True
             raise LockLostError(f"the table lock {self.storage.full(self.relative)} is no longer held by this writer "
-                                f"(it expired after {LOCK_EXPIRE_KEY} and another writer took it over); nothing "
-                                "was published: retry the action")
+                                f"(it expired after {C.LOCK_FILESYSTEM_EXPIRE.key} and another writer took it over); "
+                                "nothing was published: retry the action")
 
     def acquire(self) -> None:
         deadline = time.monotonic() + self.wait_ms / 1000.0
@@ -208,7 +202,8 @@ class FileSystemLock:
                 raise LockAcquireError(
                     f"could not take the table lock {self.storage.full(self.relative)} within {self.wait_ms} ms "
                     f"({attempts} attempts): another writer holds it. Retry later; if no writer is running, the "
-                    f"lock file is a leftover of a killed writer: delete it or set {LOCK_EXPIRE_KEY} (minutes)")
+                    "lock file is a leftover of a killed writer: delete it or set "
+                    f"{C.LOCK_FILESYSTEM_EXPIRE.key} (minutes)")
             time.sleep(min(self.retry_wait_ms, 200) / 1000.0 if attempts < 5 else self.retry_wait_ms / 1000.0)
 
     def release(self) -> None:
