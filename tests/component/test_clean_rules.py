@@ -58,10 +58,15 @@ def test_clean_is_scheduled_every_max_commits(spark, tmp_path):
     assert len(cleans) == 2, cleans
     assert commits[2] < cleans[0] < commits[3] and cleans[1] > commits[5]
     assert _base_instants(path) == {"p1": {commits[4], commits[5]}}
-    # by hand: the trigger holds too (no commit since the last clean: nothing scheduled)
-    assert pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "1"}) is None
+    # as HoodieCleaner (pyhudi services): no commit since the last clean, nothing is scheduled even when due
+    c7 = str(pyhudi.write(_df(spark, [(1, "a6", 6, "p1")]), path, {**opts, "hoodie.clean.automatic": "false"}))
+    assert clean_service.clean(spark, path, {"hoodie.cleaner.commits.retained": "1", "hoodie.clean.max.commits": "2"},
+                               respect_trigger=True) is None
+    # an explicit clean plans what is due (as an explicit compaction schedule ignores the inline trigger)
+    assert pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "1",
+                                      "hoodie.clean.max.commits": "2"})["earliestCommitToRetain"] == c7
     with pytest.raises(ConfigError, match="hoodie.clean.max.commits"):
-        pyhudi.write(_df(spark, [(1, "x", 9, "p1")]), path, {**opts, "hoodie.clean.max.commits": "0"})
+        pyhudi.write(_df(spark, [(1, "x", 9, "p1")]), path, {**opts, "hoodie.clean.max.commits": "-1"})
     with pytest.raises(ConfigError, match="hoodie.clean.trigger.strategy"):
         pyhudi.write(_df(spark, [(1, "x", 9, "p1")]), path, {**opts, "hoodie.clean.trigger.strategy": "TIME"})
 

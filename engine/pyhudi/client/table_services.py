@@ -84,7 +84,7 @@ def _run_service(spark, path: str, service: str, options: dict, compaction_mode:
     if service == "clustering":
         return clustering.cluster(spark, path, clustering_mode, None, options)
     if service == "clean":
-        metadata = clean.clean(spark, path, options)
+        metadata = clean.clean(spark, path, options, respect_trigger=True)   # as HoodieCleaner
         return None if metadata is None else {"clean": metadata["startCleanTime"],
                                               "files_deleted": metadata["totalFilesDeleted"]}
     return archive.archive(spark, path, options)

@@ -37,8 +37,12 @@ DRIVER_DELETE_LIMIT = 256     # more files than this are deleted by a Spark job
 
 
 # --- public API ---------------------------------------------------------------------------------------------
-def clean(spark, path, options: dict | None = None) -> dict | None:
+def clean(spark, path, options: dict | None = None, respect_trigger: bool = False) -> dict | None:
     """Run Hudi's cleaner on the table at `path` now: finish any pending clean, then plan and run a new one.
+
+    An explicit clean plans whatever is due (as an explicit compaction schedule ignores the inline trigger);
+    `respect_trigger=True` (the `pyhudi services` loop) plans only when hoodie.clean.max.commits commits
+    completed since the last clean, as Hudi's HoodieCleaner.
 
     Returns the HoodieCleanMetadata of the last clean run (startCleanTime, timeTakenInMillis, totalFilesDeleted,
     earliestCommitToRetain, partitionMetadata, ...), or None when there was nothing to clean.
@@ -47,7 +51,7 @@ def clean(spark, path, options: dict | None = None) -> dict | None:
     opts = CleanOptions.of({k: v for k, v in options.items() if k not in CLEAN_TRIGGER_KEYS})
     table = HudiTable.load(str(path))
     async_clean.join(table.storage.base_uri)     # one clean at a time: a background one finishes first
-    return _clean(spark, table, table.timeline(), opts, options)
+    return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None)
 
 
 def clean_after_commit(spark, path, options: Mapping | None) -> dict | None:
@@ -57,7 +61,7 @@ def clean_after_commit(spark, path, options: Mapping | None) -> dict | None:
     if not opts.automatic:
         return None
     table = HudiTable.load(str(path))
-    return _clean(spark, table, table.timeline(), opts, options)
+    return _clean(spark, table, table.timeline(), opts, options or {})
 
 
 def start_async_clean(spark, path, options: Mapping | None) -> bool:
@@ -75,12 +79,13 @@ def join_async_clean(path) -> dict | None:
 
 
 # --- the clean ----------------------------------------------------------------------------------------------
-def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions, options: Mapping | None) -> dict | None:
+def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions, trigger: Mapping | None) -> dict | None:
+    """Finish pending cleans, then schedule and run one; with `trigger` (options) only when the trigger is due."""
     result = None
     for pending in timeline.pending([CLEAN]):      # Hudi re-executes plans of interrupted cleans first
         result = _execute(spark, table, pending)
         timeline = table.timeline()
-    if not needs_cleaning(timeline, options):     # hoodie.clean.trigger.strategy / hoodie.clean.max.commits
+    if trigger is not None and not needs_cleaning(timeline, trigger):   # hoodie.clean.trigger.strategy/max.commits
         return result
     t = _schedule(table, timeline, opts)
     if t is not None:

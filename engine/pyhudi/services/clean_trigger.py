@@ -23,10 +23,10 @@ def _flag(value: str) -> bool:
     return text == "true"
 
 
-def _at_least_one(value: str) -> int:
+def _non_negative(value: str) -> int:
     number = int(str(value).strip())
-    if number < 1:
-        raise ValueError("must be a positive integer")
+    if number < 0:
+        raise ValueError("must be zero (clean whenever due) or a positive integer")
     return number
 
 
@@ -35,7 +35,7 @@ CLEAN_ASYNC = C.ConfigProperty("hoodie.clean.async", False, _flag,
                                doc="Run the automatic clean beside the write (started before it, joined after it).")
 CLEAN_TRIGGER_STRATEGY = C.ConfigProperty("hoodie.clean.trigger.strategy", NUM_COMMITS,
                                           lambda v: str(v).strip().upper(), (NUM_COMMITS,))
-CLEAN_MAX_COMMITS = C.ConfigProperty("hoodie.clean.max.commits", 1, _at_least_one,
+CLEAN_MAX_COMMITS = C.ConfigProperty("hoodie.clean.max.commits", 1, _non_negative,
                                      doc="Commits after the last clean before a new clean is scheduled.")
 # the keys of this module (config.py does not declare them: they must not warn as unknown)
 CLEAN_TRIGGER_KEYS = (CLEAN_ASYNC.key, CLEAN_TRIGGER_STRATEGY.key, CLEAN_MAX_COMMITS.key)
