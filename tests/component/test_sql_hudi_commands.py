@@ -134,8 +134,6 @@ def test_ctas_writes_with_bulk_insert_as_hudi(spark, tmp_path):
     pyhudi.sql(spark, "DROP TABLE ctas_bulk PURGE")
 
 
-@pytest.mark.xfail(strict=True, reason="the writer's bulk_insert ignores hoodie.combine.before.insert "
-                                       "(writer/write_action.py: _bulk_insert gets no _dedup); remove when fixed")
 def test_ctas_bulk_insert_keeps_one_row_per_key(spark):
     """Hudi's bulk_insert deduplicates by the ordering field when hoodie.combine.before.insert is true, which
     buildHoodieInsertConfig sets for a table with a primary key and a preCombineField."""

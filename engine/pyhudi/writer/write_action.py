@@ -227,7 +227,7 @@ class WriteAction:
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
-            return self._bulk_insert(keyed, ctx)
+            return self._bulk_insert(self._dedup(keyed), ctx)      # hoodie.combine.before.insert, as Hudi
         if self.one_job:
             return self._write_one_job(keyed, view, ctx, timeline, instant_time)
 
