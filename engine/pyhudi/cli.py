@@ -2,6 +2,7 @@
 
     pyhudi sql [-e "SQL" | -f file.sql] [--master local[*]] [--warehouse DIR] [--verbose]   # shell when neither
     pyhudi timeline PATH                                      # instants of a table
+    pyhudi report PATH [--html report.html]                   # table health: summary, findings, charts
     pyhudi show PATH                                          # partitions, file groups, slices
     pyhudi commits show --path P [--limit N]                  # as hudi-cli; each runs the SQL procedure of the
     pyhudi compaction schedule|run|show --path P              #   same name (CALL show_commits, run_compaction,
@@ -13,7 +14,7 @@
                     [--enable-archive] [--compaction-mode M] [--clustering-mode M] [--hoodie-conf k=v ...]
                     [--continuous [--schedule-delay MS] [--rounds N]]   # Hudi's HoodieMultiTableServicesMain
 
-`timeline` and `show` read metadata only (no Spark). Spark's start-up and log output stay off the terminal (only
+`timeline`, `show` and `report` read metadata only (no Spark). Spark's start-up and log output stay off the terminal (only
 errors are logged) unless --verbose is given.
 """
 
@@ -49,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     timeline.add_argument("path")
     show = commands.add_parser("show", help="list a table's partitions, file groups and slices")
     show.add_argument("path")
+    report = commands.add_parser("report", help="a table's health: summary, findings with fixes, HTML charts")
+    report.add_argument("path")
+    report.add_argument("--html", help="also write the self-contained HTML report (charts) to this file")
     _hudi_cli_commands(commands)
     _services_command(commands)
     args = parser.parse_args(argv)
@@ -58,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             return _timeline(args.path)
         if args.command == "show":
             return _show(args.path)
+        if args.command == "report":
+            return _report(args.path, args.html)
         if args.command == "sql":
             return _sql(args)
         if args.command == "services":
@@ -66,6 +72,23 @@ def main(argv: list[str] | None = None) -> int:
     except PyHudiError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def _report(path: str, html_file: str | None) -> int:
+    from pyhudi import report
+    health = report.table_health(path)
+    width = max(len(label) for label, _ in report.summary_rows(health))
+    for label, value in report.summary_rows(health):
+        print(f"{label.ljust(width)}  {value}")
+    found = report.findings(health)
+    print("\nfindings:" if found else "\nno findings: the table is healthy")
+    for finding in found:
+        print(f"  [{finding.severity}] {finding.what}\n         fix: {finding.fix}")
+    if html_file:
+        with open(html_file, "w", encoding="utf-8") as page:
+            page.write(report.render_html(health))
+        print(f"\nHTML report with charts: {os.path.abspath(html_file)}")
+    return 0
 
 
 def _spark_arguments(parser: argparse.ArgumentParser) -> None:

@@ -16,6 +16,17 @@ def test_timeline_and_show(tmp_path_factory, capsys):
     assert "MERGE_ON_READ" in out and "city=chennai" in out and "log file(s)" in out
 
 
+def test_report_prints_the_health_and_writes_the_page(tmp_path_factory, tmp_path, capsys):
+    path = fixture_table("qs_mor_avro_v6_trips_8i3d", tmp_path_factory)
+    page = tmp_path / "health.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    out = capsys.readouterr().out
+    assert "MERGE_ON_READ" in out and "file groups" in out and str(page) in out
+    assert page.read_text().count("<svg") >= 6
+    assert main(["report", str(tmp_path)]) == 1               # not a table: an error naming the path
+    assert str(tmp_path) in capsys.readouterr().err
+
+
 def test_bad_path_is_an_error(tmp_path, capsys):
     assert main(["timeline", str(tmp_path)]) == 1
     assert "not a Hudi table" in capsys.readouterr().err
