@@ -21,7 +21,7 @@ from pyhudi.actions.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,
 from pyhudi.actions.service_commit import ServiceInstantCommit
 from pyhudi.services import async_clean
 from pyhudi.services.clean_trigger import CLEAN_TRIGGER_KEYS, needs_cleaning
-from pyhudi.errors import CorruptFileError
+from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name, partition_of
 from pyhudi.services.clean_planner import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,  # noqa: F401 - re-exported
                                            KEEP_LATEST_FILE_VERSIONS, SAVEPOINTED_TIMESTAMPS, CleanOptions,
@@ -144,7 +144,13 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
         "extraMetadata": plan.get("extraMetadata"),
     }
     crash_point("clean.before_complete")
-    commit.complete_with(CLEAN_METADATA_SCHEMA, metadata)
+    try:
+        commit.complete_with(CLEAN_METADATA_SCHEMA, metadata)
+    except TimelineError:
+        # Two writers' post-commit cleans re-executed the same pending plan (idempotent deletes) and the other
+        # completed it first: the clean is done, which is all this writer needed.
+        if not storage.exists(f"{METAFOLDER}/{commit.requested.with_state(State.COMPLETED).file_name}"):
+            raise
     return metadata
 
 
