@@ -150,6 +150,24 @@ def test_bad_index_on_existing_table_leaves_it_unchanged(spark, tmp_path):
     assert rows(pyhudi.read(spark, str(path)), DATA) == [(1, "a", 1, "x")]
 
 
+def test_clustering_refused_and_table_unchanged(spark, tmp_path):
+    """Not built yet: clustering a virtual-key table is refused before anything is planned (it failed with a
+    misleading bloom-filter RecordKeyError before)."""
+    import hashlib
+    path = tmp_path / "t"
+    for v in ("a", "b"):
+        pyhudi.write(spark.createDataFrame([(1 if v == "a" else 2, v, 1, "x")], SCHEMA), str(path), _options())
+
+    def digest():
+        return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in path.rglob("*") if p.is_file()}
+    before = digest()
+    for op in ("schedule", "scheduleAndExecute"):
+        with pytest.raises(ConfigError, match="hoodie.populate.meta.fields=false"):
+            pyhudi.cluster(spark, str(path), op=op)
+    assert digest() == before
+
+
 def test_sql_mor_with_virtual_keys_refused_at_create(spark, tmp_path):
     name = "vk_mor"
     spark.sql(f"DROP TABLE IF EXISTS {name}")

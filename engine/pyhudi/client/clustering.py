@@ -27,9 +27,19 @@ def _commit_guard(table: HudiTable, raw: dict):
     return lambda: table_lock(table.storage, raw)
 
 
+def _refuse_virtual_keys(table: HudiTable) -> None:
+    """Not built yet: clustering a table whose base files hold no record keys (hoodie.populate.meta.fields=false)
+    needs the group's partition and keys computed from the data, as the writer does (writer/virtual_keys.py)."""
+    if not table.properties.populate_meta_fields:
+        raise ConfigError(f"table {table.name} uses {C.POPULATE_META_FIELDS.key}=false (virtual keys), which pyhudi "
+                          "cannot cluster yet (Hudi can); nothing was planned or written. Leave its layout as it "
+                          "is, or rewrite the table with meta fields (the default) to cluster it")
+
+
 def schedule_clustering(spark, path, options: dict | None = None, instant_time: str | None = None) -> str | None:
     """Plan a clustering of the table at `path`; returns its instant time, or None when no file slice qualifies."""
     table = HudiTable.load(str(path))
+    _refuse_virtual_keys(table)
     opts = ClusteringOptions.of(options)
     with table_service_guard(table, options):
         return action.schedule_plan(table, table.timeline(), opts, instant_time)
@@ -47,6 +57,7 @@ def cluster(spark, path, op: str = "scheduleAndExecute", instant_time: str | lis
     if operation is None:
         raise ConfigError(f"clustering op {op!r} is not one of schedule, execute, scheduleAndExecute")
     table = HudiTable.load(str(path))
+    _refuse_virtual_keys(table)
     raw = C.normalize_options(options or {})
     opts = ClusteringOptions.of(raw)
     pending = action.pending_clusterings(table, table.timeline())
