@@ -118,7 +118,7 @@ def _options(text) -> dict:
 
 
 def _compactions(path: str, only: set | None = None, limit: int | None = None) -> list[tuple]:
-    from pyhudi.services.compaction import read_compaction_plan
+    from pyhudi.actions.compaction_plan import read_compaction_plan
     from pyhudi.timeline import COMPACTION, COMMIT
     table, timeline = _timeline(path)
     rows = []
