@@ -94,8 +94,6 @@ def test_java_table_in_local_time(spark, tmp_path_factory, zone):
     assert (1, "renamed") in latest and latest == rows(hudi_rs_read(path), ["id", "name"])
 
 
-@pytest.mark.xfail(strict=True, reason="KEEP_LATEST_BY_HOURS takes 'now' in UTC (actions/retention.py, owned by "
-                                       "H-ARCH13): it must use the table's timeline clock, timeline.now()")
 def test_keep_latest_by_hours_on_a_local_timeline(spark, tmp_path, zone, monkeypatch):
     zone("Asia/Kolkata")
     path = tmp_path / "hours_local"

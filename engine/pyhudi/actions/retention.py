@@ -5,12 +5,12 @@ commits the cleaner retains (Hudi's archiver reads the cleaner's config the same
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Mapping
 
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
-from pyhudi.timeline import COMPACTION, LOG_COMPACTION, WRITE_ACTIONS, Instant, Timeline, format_instant_time
+from pyhudi.timeline import COMPACTION, LOG_COMPACTION, WRITE_ACTIONS, Instant, Timeline, instant_time_before
 
 KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
 KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
@@ -61,7 +61,6 @@ def earliest_commit_to_retain(timeline: Timeline, opts: CleanOptions, now: datet
             return before[-1] if before else None
         return nth if nth is not None else None
     if opts.policy == KEEP_LATEST_BY_HOURS:
-        now = now or datetime.now(timezone.utc)
-        floor = format_instant_time(now - timedelta(hours=opts.hours_retained))
+        floor = instant_time_before(opts.hours_retained, timeline.zone, now)   # in the table's timeline zone
         return next((i for i in completed if i.time >= floor), None)
     return None

@@ -94,7 +94,7 @@ class WriteClient:
         self.path = path
         self.storage = Storage(path)
         options = C.normalize_options(options)
-        # the clean trigger's keys (services/clean_trigger.py) travel beside the config, which does not declare them
+        # the clean trigger's keys (services/clean_trigger.py) travel beside the write's config to the clean
         self.service_options = {k: v for k, v in options.items() if k in clean_trigger.CLEAN_TRIGGER_KEYS}
         self.options = {k: v for k, v in options.items() if k not in self.service_options}
 

@@ -16,28 +16,9 @@ from pyhudi.errors import ConfigError
 from pyhudi.timeline import Timeline
 
 
-def _flag(value: str) -> bool:
-    text = str(value).strip().lower()
-    if text not in ("true", "false"):
-        raise ValueError(f"expected true or false, got {value!r}")
-    return text == "true"
-
-
-def _non_negative(value: str) -> int:
-    number = int(str(value).strip())
-    if number < 0:
-        raise ValueError("must be zero (clean whenever due) or a positive integer")
-    return number
-
-
 NUM_COMMITS = "NUM_COMMITS"
-CLEAN_ASYNC = C.ConfigProperty("hoodie.clean.async", False, _flag,
-                               doc="Run the automatic clean beside the write (started before it, joined after it).")
-CLEAN_TRIGGER_STRATEGY = C.ConfigProperty("hoodie.clean.trigger.strategy", NUM_COMMITS,
-                                          lambda v: str(v).strip().upper(), (NUM_COMMITS,))
-CLEAN_MAX_COMMITS = C.ConfigProperty("hoodie.clean.max.commits", 1, _non_negative,
-                                     doc="Commits after the last clean before a new clean is scheduled.")
-# the keys of this module (config.py does not declare them: they must not warn as unknown)
+CLEAN_ASYNC, CLEAN_TRIGGER_STRATEGY, CLEAN_MAX_COMMITS = C.CLEAN_ASYNC, C.CLEAN_TRIGGER_STRATEGY, C.CLEAN_MAX_COMMITS
+# the keys of the clean trigger, which travel beside the write's config to the post-commit clean
 CLEAN_TRIGGER_KEYS = (CLEAN_ASYNC.key, CLEAN_TRIGGER_STRATEGY.key, CLEAN_MAX_COMMITS.key)
 
 

@@ -40,7 +40,7 @@ from pyhudi.services.clustering_tasks import ClusterContext, clustering_stats, r
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (REPLACE_COMMIT, WRITE_ACTIONS, Instant, State, Timeline, create_requested,
-                             new_instant_time, normalize_instant_argument)
+                             normalize_instant_argument)
 
 DEFAULT_RECORD_SIZE = 1024   # hoodie.copyonwrite.record.size.estimate
 
@@ -56,7 +56,7 @@ def schedule_plan(table: HudiTable, timeline: Timeline, opts: ClusteringOptions,
     if opts.sort_columns:
         from pyhudi.reader.plan import table_schema
         check_sort_columns(opts.sort_column_list, table_schema(table, timeline).names, table.name)
-    t = normalize_instant_argument(instant_time) if instant_time else new_instant_time(after=timeline.latest_time())
+    t = normalize_instant_argument(instant_time) if instant_time else timeline.new_instant_time()
     later = [i for i in timeline.instants if i.time >= t]
     if later:
         raise TimelineError(f"cannot schedule a clustering of table {table.name} at {t}: instant {later[0]} is not "

@@ -30,7 +30,6 @@ follows the commit protocol (pyhudi.actions.commit) with `keep_plan`: an abort r
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 
 import pyarrow as pa
 
@@ -46,7 +45,7 @@ from pyhudi.services.compaction_tasks import CompactContext, compaction_stat, op
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, WRITE_ACTIONS, Instant, State,
-                             Timeline, create_requested, format_instant_time, new_instant_time,
+                             Timeline, create_requested, format_instant_time,
                              normalize_instant_argument, parse_instant_time)
 
 COMPACT_OPERATION_TYPE = "COMPACT"
@@ -81,8 +80,9 @@ def should_compact(table, timeline: Timeline, config, *, instant_time: str | Non
         count = len(deltas)
     else:
         return False
-    now = instant_time or format_instant_time(datetime.now(timezone.utc))
-    elapsed = int(parse_instant_time(now).timestamp()) - int(parse_instant_time(since).timestamp())
+    now = instant_time or format_instant_time(timeline.now())          # both read in the table's timeline zone
+    elapsed = int(parse_instant_time(now, timeline.zone).timestamp()) - \
+        int(parse_instant_time(since, timeline.zone).timestamp())
     by_count = count >= max_commits
     by_time = elapsed >= max_seconds
     if strategy == "NUM_COMMITS":
@@ -109,7 +109,7 @@ def load_mor(path) -> HudiTable:
 def schedule_plan(table: HudiTable, timeline: Timeline, opts: CompactionOptions, instant_time: str | None) -> str | None:
     """Publish `<t>.compaction.requested` with the plan of the due file slices; None when nothing is due. The
     caller holds the table-service guard (pyhudi.transaction.service_guard)."""
-    t = normalize_instant_argument(instant_time) if instant_time else new_instant_time(after=timeline.latest_time())
+    t = normalize_instant_argument(instant_time) if instant_time else timeline.new_instant_time()
     _check_can_schedule(table, timeline, t)
     plan = generate_plan(table, timeline, opts)
     if not plan.operations:
