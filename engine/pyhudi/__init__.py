@@ -21,8 +21,8 @@ def activate(spark):
 
 
 def write(df, path, options=None, mode="append"):
-    """Write a DataFrame to the Hudi table at `path`; returns a WriteResult: a str equal to the completed
-    instant time, with .operation, .write_stats and .index_stats (hoodie.index.type picks the index)."""
+    """Write a DataFrame to the Hudi table at `path`; returns a WriteResult: .instant_time (also its str()),
+    .operation, .write_stats and .index_stats (hoodie.index.type picks the index)."""
     from pyhudi.client.write import write as _write
     return _write(df, path, options, mode)
 

@@ -116,7 +116,7 @@ def test_post_commit_service_failure_reports_the_commit(spark, tmp_path, monkeyp
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         instant = pyhudi.write(_df(spark, [(1, "a", 1, "eu"), (2, "b", 1, "us")]), path,
-                               {**options, "hoodie.datasource.write.operation": "insert"})
+                               {**options, "hoodie.datasource.write.operation": "insert"}).instant_time
     messages = [str(w.message) for w in caught]
     assert any("compaction" in m and instant in m and "injected" in m for m in messages), messages
     assert any("clean" in m and instant in m for m in messages), messages

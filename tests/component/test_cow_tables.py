@@ -87,7 +87,7 @@ def test_commit_metadata_and_properties_are_hudis(spark, tmp_path):
     props = (hoodie / "hoodie.properties").read_text()
     assert "hoodie.table.version=6" in props and "hoodie.table.recordkey.fields=id" in props
     assert "hoodie.table.keygenerator.class=org.apache.hudi.keygen.SimpleKeyGenerator" in props
-    assert not (hoodie / ".temp" / instant).exists()   # markers are removed after the commit
+    assert not (hoodie / ".temp" / instant.instant_time).exists()   # markers are removed after the commit
 
 
 def test_base_file_footer_has_bloom_filter_and_key_range(spark, tmp_path):

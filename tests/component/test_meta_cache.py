@@ -70,7 +70,7 @@ def test_other_process_commits_and_rollback_are_seen(spark, tmp_path, table_type
     assert theirs < ours
 
     # another process rolls back our commit: this process reads the state before it, and writes on top of it
-    assert _other_process("rollback", str(path), ours) == "True"
+    assert _other_process("rollback", str(path), ours.instant_time) == "True"
     expected = [(1, "us", 2, "them"), (2, "eu", 1, "b"), (3, "us", 2, "c")]
     assert _snapshot(spark, path) == expected
     _all_view_files_exist(path)

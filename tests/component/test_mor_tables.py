@@ -29,11 +29,11 @@ def test_mor_upserts_and_deletes_match_hudi_rs(spark, tmp_path, block_format):
     path = tmp_path / "mor"
     options = _options("mor", **{"hoodie.logfile.data.block.format": block_format})
     first = pyhudi.write(_df(spark, [(i, f"n{i}", float(i), 1, "us" if i % 2 else "eu") for i in range(20)]),
-                         path, options)
+                         path, options).instant_time
     second = pyhudi.write(_df(spark, [(1, "upd", 100.0, 2, "us"), (2, "upd", 200.0, 2, "eu"),
-                                      (50, "new", 5.0, 2, "asia")]), path, options)
+                                      (50, "new", 5.0, 2, "asia")]), path, options).instant_time
     third = pyhudi.write(_df(spark, [(3, None, None, 3, "us"), (4, None, None, 3, "eu")]), path,
-                         {**options, "hoodie.datasource.write.operation": "delete"})
+                         {**options, "hoodie.datasource.write.operation": "delete"}).instant_time
     hoodie = path / ".hoodie"
     assert all((hoodie / f"{t}.deltacommit").exists() for t in (first, second, third))
     logs = sorted(p.name for p in path.rglob(".*.log.*"))

@@ -63,7 +63,7 @@ def test_rollback_savepoint_restore(spark, tmp_path, table_type):
     assert pinned == latest and pinned <= set(files_after_w2)
     assert (hoodie / f"{w2}.savepoint.inflight").exists()
 
-    w3 = pyhudi.write(_df(spark, [(2, "v3", 3, "us"), (7, "v3", 3, "eu")]), path, options)
+    w3 = pyhudi.write(_df(spark, [(2, "v3", 3, "us"), (7, "v3", 3, "eu")]), path, options).instant_time
     assert pyhudi.rollback_to_instant(spark, path, w3) is True
     assert _state(spark, path) == after_w2
     assert _data_files(path) == files_after_w2

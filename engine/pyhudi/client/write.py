@@ -10,6 +10,9 @@ undo it or turn it into an error.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass, field
+
 from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi import config as C
@@ -33,30 +36,58 @@ from pyhudi.writer.replace import PARTITIONS_TO_DELETE
 from pyhudi.writer.write_action import WriteAction
 
 
-class WriteResult(str):
-    """A completed write: equal to its instant time (so it can be used wherever the instant string was), with
-    the commit's write stats, what the index lookup did (also in the commit's extraMetadata) and the post-commit
-    services that failed (each reported by a warning; the write itself is committed)."""
+@functools.total_ordering
+@dataclass(frozen=True, eq=False)
+class WriteResult:
+    """A completed write: its instant time (`str(result)`), operation, the commit's write stats, what the index
+    lookup did (also in the commit's extraMetadata) and the post-commit services that failed (each reported by a
+    warning; the write itself is committed)."""
 
-    def __new__(cls, instant_time: str, operation: str, write_stats: list[dict], index_stats: dict | None = None,
-                failed_services: list[str] | None = None):
-        result = super().__new__(cls, instant_time)
-        result.instant_time = instant_time
-        result.operation = operation
-        result.write_stats = write_stats
-        result.index_stats = index_stats or {}
-        result.failed_services = failed_services or []
-        return result
+    instant_time: str
+    operation: str
+    write_stats: list[dict] = field(default_factory=list)
+    index_stats: dict = field(default_factory=dict)
+    failed_services: list[str] = field(default_factory=list)
 
-    def __getnewargs__(self):
+    def __post_init__(self):
+        object.__setattr__(self, "instant_time", str(self.instant_time))
+        object.__setattr__(self, "index_stats", self.index_stats or {})
+        object.__setattr__(self, "failed_services", list(self.failed_services or []))
+
+    def __str__(self) -> str:
+        return self.instant_time
+
+    def __format__(self, spec: str) -> str:
+        return format(self.instant_time, spec)
+
+    def __eq__(self, other) -> bool:
+        """Equal to its instant-time string too: results were that string before, and callers still compare,
+        sort and look them up beside plain instant times."""
+        if isinstance(other, WriteResult):
+            return self._fields() == other._fields()
+        if isinstance(other, str):
+            return self.instant_time == other
+        return NotImplemented
+
+    def __lt__(self, other) -> bool:
+        if isinstance(other, (WriteResult, str)):
+            return self.instant_time < str(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.instant_time)   # as its instant string's, so both find the same dict/set entry
+
+    def _fields(self) -> tuple:
         return (self.instant_time, self.operation, self.write_stats, self.index_stats, self.failed_services)
 
     @property
     def num_writes(self) -> int:
-        return sum(s["numWrites"] for s in self.write_stats)
+        """Records written (Hudi's numWrites summed over the files of the commit)."""
+        return sum(s.get("numWrites", 0) for s in self.write_stats)
 
     @property
     def bytes_written(self) -> int:
+        """Bytes of the files the commit wrote (totalWriteBytes)."""
         return sum(s.get("totalWriteBytes", 0) for s in self.write_stats)
 
     @property
@@ -73,12 +104,13 @@ class WriteResult(str):
 
 
 def write(df: DataFrame, path: str, options: dict | None = None, mode: str = "append") -> WriteResult:
-    """Write `df` to the Hudi table at `path` with Hudi datasource `options`; returns the WriteResult (a str equal
-    to the completed instant time)."""
+    """Write `df` to the Hudi table at `path` with Hudi datasource `options`; returns the WriteResult (its
+    `.instant_time` is the completed instant)."""
     return WriteClient(df.sparkSession, str(path), options or {}).write(df, mode)
 
 
-def delete_partitions(spark: SparkSession, path: str, partitions: list[str], options: dict | None = None) -> str:
+def delete_partitions(spark: SparkSession, path: str, partitions: list[str],
+                      options: dict | None = None) -> WriteResult:
     """Hudi's delete_partition operation: a replacecommit that drops every file group of `partitions`."""
     if isinstance(partitions, str):
         partitions = [partitions]
