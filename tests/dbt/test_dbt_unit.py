@@ -9,10 +9,10 @@ import decimal
 import pytest
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.pyhudi.connections import PyhudiCredentials, resolve_warehouse
+from dbt.adapters.pyhudi.credentials import PyhudiCredentials, resolve_warehouse
+from dbt.adapters.pyhudi.cursor import bind, sql_literal
 from dbt.adapters.pyhudi.impl import PyhudiAdapter, _call_literal
 from dbt.adapters.pyhudi.relation import is_hudi_information, provider_of
-from dbt.adapters.pyhudi.session import bind, sql_literal
 
 
 class Config(dict):

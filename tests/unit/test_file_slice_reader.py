@@ -376,8 +376,8 @@ def test_timestamp_ordering_field_and_delete(tmp_path):
 def test_unsupported_payload_class(tmp_path):
     b = SliceBuilder(tmp_path).base_file(BASE_ROWS)
     b.log_file(upsert(T(2), [("k1", 2, "v")]))
-    with pytest.raises(ConfigError, match="PartialUpdateAvroPayload"):
-        b.read({BASE_INSTANT, T(2)}, payload_class="org.apache.hudi.common.model.PartialUpdateAvroPayload")
+    with pytest.raises(ConfigError, match="AWSDmsAvroPayload"):
+        b.read({BASE_INSTANT, T(2)}, payload_class="org.apache.hudi.common.model.AWSDmsAvroPayload")
     # read-optimized reads need no payload
     assert b.read({BASE_INSTANT, T(2)}, base_only=True,
                   payload_class="org.apache.hudi.common.model.PartialUpdateAvroPayload").num_rows == 3

@@ -2,7 +2,8 @@
 
 from dbt.adapters.base import AdapterPlugin
 
-from dbt.adapters.pyhudi.connections import PyhudiConnectionManager, PyhudiCredentials  # noqa: F401
+from dbt.adapters.pyhudi.connections import PyhudiConnectionManager  # noqa: F401
+from dbt.adapters.pyhudi.credentials import PyhudiCredentials
 from dbt.adapters.pyhudi.impl import PyhudiAdapter
 from dbt.adapters.pyhudi.relation import PyhudiRelation  # noqa: F401
 from dbt.include import pyhudi

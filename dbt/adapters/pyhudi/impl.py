@@ -19,6 +19,10 @@ from dbt.adapters.pyhudi import model_config
 from dbt.adapters.pyhudi.connections import PyhudiConnectionManager
 from dbt.adapters.pyhudi.relation import PyhudiRelation, is_hudi_information
 
+# the incremental strategies pyhudi ships, each a macro pyhudi__get_incremental_<name>_sql (macros/materializations/
+# incremental_strategy/); a project adds its own as get_incremental_<name>_sql
+INCREMENTAL_STRATEGIES = ("append", "merge", "insert_overwrite", "microbatch")
+
 TABLE_TYPES = {"cow": "cow", "copy_on_write": "cow", "mor": "mor", "merge_on_read": "mor"}
 
 # dbt-spark / Hudi SQL spellings -> the option name pyhudi's SQL layer documents (Hudi's SQL names)
@@ -59,7 +63,23 @@ class PyhudiAdapter(SparkAdapter):
         return "pyhudi"
 
     def valid_incremental_strategies(self) -> List[str]:
-        return ["append", "merge", "insert_overwrite", "microbatch"]
+        """The strategies pyhudi ships (macros pyhudi__get_incremental_<name>_sql); the one list of them."""
+        return list(INCREMENTAL_STRATEGIES)
+
+    def get_incremental_strategy_macro(self, model_context: Any, strategy: Optional[str]) -> Any:
+        """dbt's lookup of `get_incremental_<strategy>_sql`, with an error that names the model and the strategies
+        it can use: pyhudi's, or a custom one the project defines as a macro."""
+        name = "default" if strategy is None else str(strategy)
+        macro_name = f"get_incremental_{name.replace('+', '_')}_sql"
+        shipped = name in self.valid_incremental_strategies() or name == "default"
+        if not shipped and (name in self.builtin_incremental_strategies() or macro_name not in model_context):
+            model = model_context.get("model")
+            model_name = model.get("name") if isinstance(model, dict) else getattr(model, "name", "(this model)")
+            raise CompilationError(
+                f"pyhudi: model {model_name}: unknown incremental_strategy '{name}'; use one of "
+                f"{', '.join(self.valid_incremental_strategies())}, or define a macro {macro_name}(arg_dict) "
+                "in the project (a custom strategy)")
+        return super().get_incremental_strategy_macro(model_context, strategy)
 
     # ---------------------------------------------------------------- relations
 

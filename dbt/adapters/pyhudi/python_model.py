@@ -74,7 +74,7 @@ class SessionPythonJob:
 def failure_message(model_name: str, path: str, exc: BaseException) -> str:
     """`Python model m (models/m.py) failed: ValueError: ...`, the model's own frames (file, line, code) and the
     frame that raised; a Spark (JVM) error keeps its first paragraph, not the Java stack."""
-    from dbt.adapters.pyhudi.session import error_message
+    from dbt.adapters.pyhudi.cursor import error_message
     frames = traceback.extract_tb(exc.__traceback__)
     shown = [frame for frame in frames if frame.filename == path]
     if frames and frames[-1].filename != path:

@@ -21,7 +21,11 @@ Then the survivors meet the base file (``combineAndGetUpdateValue`` of the paylo
 * ``OverwriteWithLatestAvroPayload``: the log record replaces the base record whatever their ordering values;
 * ``DefaultHoodieRecordPayload`` (and ``EventTimeAvroPayload``): the base record is kept when its ordering value
   is greater than the log record's (a ``_hoodie_is_deleted`` log record then deletes nothing);
-* delete-block deletes remove the base record under both payloads; log-only keys are inserts.
+* ``OverwriteNonDefaultsWithLatestAvroPayload`` / ``PartialUpdateAvroPayload``: null fields of the log record
+  keep the base record's values (PartialUpdate: the newer record by ordering value comes first, also when the
+  log records combine); ``EmptyHoodieRecordPayload``: every log record deletes its key;
+* delete-block deletes remove the base record under every payload; log-only keys are inserts.
+The rules themselves live in :mod:`pyhudi.merge` (one owner for writes, reads and compaction).
 
 Null ordering values (Java refuses them when writing) sort below every value, and ordering values of a timestamp
 column compare as Hudi's raw longs do (in time order).
@@ -44,19 +48,17 @@ from pyhudi.errors import ConfigError, CorruptFileError, PyHudiError, SchemaErro
 from pyhudi.file_group.log_block import ORDERING_VAL_BRANCHES, BlockType, LogBlock
 from pyhudi.file_group.log_file import read_log_bytes
 from pyhudi.file_group.model import FileSlice, LogFile
-from pyhudi.merge import DEFAULT_PAYLOAD, IS_DELETED_FIELD, OVERWRITE_WITH_LATEST, RECORD_KEY
+from pyhudi.merge import (EVENT_TIME_PAYLOAD, IS_DELETED_FIELD, OVERWRITE_WITH_LATEST, RECORD_KEY, Payload,
+                          combine_with_stored, payload_of, precombine, stored_wins)
 from pyhudi.schema import to_storage
 from pyhudi.storage import Storage
-
-EVENT_TIME_PAYLOAD = "org.apache.hudi.common.model.EventTimeAvroPayload"
-_OVERWRITE_PAYLOADS = frozenset({OVERWRITE_WITH_LATEST})
-_EVENT_TIME_PAYLOADS = frozenset({DEFAULT_PAYLOAD, EVENT_TIME_PAYLOAD})
 
 # Internal columns carried next to the output schema while merging (dropped before returning).
 _KEY = "__pyhudi_key"
 _ORD = "__pyhudi_ord"
 _SEQ = "__pyhudi_seq"
 _DEL = "__pyhudi_is_deleted"
+_INTERNAL = (_KEY, _ORD, _SEQ, _DEL)
 
 _DATA_BLOCKS = (BlockType.AVRO_DATA_BLOCK, BlockType.PARQUET_DATA_BLOCK)
 
@@ -92,7 +94,7 @@ def read_file_slice(storage: Storage, file_slice: FileSlice, schema: pa.Schema, 
         raw = _read_parquet(storage, file_slice.base_file.path, schema, ordering_field)
         return _conform(raw, schema, file_slice.base_file.path)
 
-    _check_payload(payload_class)
+    payload = _check_payload(payload_class)
     blocks = scan_log_blocks(storage, file_slice.log_files, visible, committed_before=committed_before,
                              committed_extents=committed_extents)
     raw_base = None
@@ -102,13 +104,13 @@ def read_file_slice(storage: Storage, file_slice: FileSlice, schema: pa.Schema, 
     ord_type = _ordering_type(schema, ordering_field, sources)
 
     logs = _log_records(blocks, schema, ordering_field, ord_type)
-    winners, deleted_keys = combine_log_records(logs, ordering_field is not None and ord_type is not None)
+    winners, deleted_keys = combine_log_records(logs, ordering_field is not None and ord_type is not None, payload)
     if raw_base is None:
         base = None
     else:
         base = _with_internals(_conform(raw_base, schema, file_slice.base_file.path), raw_base, ordering_field,
                                ord_type, file_slice.base_file.path)
-    return merge_with_base(base, winners, deleted_keys, schema, payload_class,
+    return merge_with_base(base, winners, deleted_keys, schema, payload,
                            use_ordering=ordering_field is not None and ord_type is not None)
 
 
@@ -128,19 +130,25 @@ def slice_changes(storage: Storage, file_slice: FileSlice, schema: pa.Schema, *,
     file is read (key and ordering columns only) only when the payload can keep a base record over a log record
     (event-time payloads with an ordering field); otherwise every key in the logs drops its base row.
     """
-    _check_payload(payload_class)
+    payload = _check_payload(payload_class)
     blocks = scan_log_blocks(storage, file_slice.log_files, frozenset(visible_instants),
                              committed_before=committed_before, committed_extents=committed_extents)
     ord_type = _ordering_type(schema, ordering_field, [])
     use_ordering = ordering_field is not None and ord_type is not None
     logs = _log_records(blocks, schema, ordering_field, ord_type)
-    winners, deleted_keys = combine_log_records(logs, use_ordering)
+    winners, deleted_keys = combine_log_records(logs, use_ordering, payload)
     base = None
-    if file_slice.base_file is not None and use_ordering and payload_class in _EVENT_TIME_PAYLOADS:
+    if file_slice.base_file is not None and payload.fills_nulls and winners.num_rows:
+        # the emitted records take null fields from the base rows they replace, so those rows are read whole
+        where = file_slice.base_file.path
+        raw = _read_parquet(storage, where, schema, ordering_field)
+        full = _with_internals(_conform(raw, schema, where), raw, ordering_field, ord_type, where)
+        winners = _fill_from_base(payload, full, winners, schema.names, use_ordering)
+    elif file_slice.base_file is not None and use_ordering and payload.stored_can_win:
         where = file_slice.base_file.path
         raw = _read_parquet(storage, where, pa.schema([]), ordering_field)
         base = pa.table({_KEY: _record_keys(raw, where), _ORD: _ordering_values(raw, ordering_field, ord_type, where)})
-    keep_base, emit = merge_decisions(base, winners, deleted_keys, payload_class, use_ordering=use_ordering)
+    keep_base, emit = merge_decisions(base, winners, deleted_keys, payload, use_ordering=use_ordering)
     if base is not None and base.num_rows:
         drops = base[_KEY].combine_chunks().filter(pc.invert(keep_base))
     else:
@@ -253,13 +261,19 @@ class LogRecords:
     ord_type: pa.DataType | None = None
 
 
-def combine_log_records(logs: LogRecords, use_ordering: bool) -> tuple[pa.Table, pa.Array]:
-    """Fold the log records per key as HoodieMergedLogRecordScanner does.
+def combine_log_records(logs: LogRecords, use_ordering: bool,
+                        payload: Payload | str | None = None) -> tuple[pa.Table, pa.Array]:
+    """Fold the log records per key as HoodieMergedLogRecordScanner does (the payload's preCombine).
 
     Returns (winners, deleted_keys): one surviving record per key (``records`` rows, internal columns kept), and
-    the keys whose last effective event is a delete-block entry.
+    the keys whose last effective event is a delete-block entry. Keys with both delete-block entries and records
+    are folded per key in Python, winner-takes-all (also under PartialUpdateAvroPayload).
     """
+    payload = payload_of(payload, "hoodie.compaction.payload.class")
     records = logs.records
+    if payload.deletes_all and records.num_rows:
+        records = records.set_column(records.schema.get_field_index(_DEL), _DEL,
+                                     pa.array([True] * records.num_rows, pa.bool_()))
     rec_keys = records[_KEY]
     del_unique = pa.array(sorted(set(logs.delete_keys)), pa.string())
 
@@ -270,7 +284,9 @@ def combine_log_records(logs: LogRecords, use_ordering: bool) -> tuple[pa.Table,
     else:
         recs_simple, recs_mixed = records, records.slice(0, 0)
 
-    winners = [recs_simple.take(_latest_per_key(recs_simple, use_ordering))]
+    fill = [c for c in recs_simple.column_names if c not in _INTERNAL and not c.startswith("_hoodie_")]
+    winners = [precombine(recs_simple, payload, _KEY, _ORD if use_ordering else None, _SEQ,
+                          recs_simple[_DEL].combine_chunks() if recs_simple.num_rows else None, fill)]
     deleted: list[str] = []
     mixed_keys = set(recs_mixed[_KEY].to_pylist()) if recs_mixed.num_rows else set()
     deleted.extend(k for k in del_unique.to_pylist() if k not in mixed_keys)
@@ -283,10 +299,13 @@ def combine_log_records(logs: LogRecords, use_ordering: bool) -> tuple[pa.Table,
 
 
 def merge_with_base(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.Array, schema: pa.Schema,
-                    payload_class: str = OVERWRITE_WITH_LATEST, *, use_ordering: bool = True) -> pa.Table:
+                    payload_class: Payload | str = OVERWRITE_WITH_LATEST, *, use_ordering: bool = True) -> pa.Table:
     """Apply the combined log records to the base records (both carrying the internal columns)."""
     names = schema.names
-    keep_base, emit = merge_decisions(base, winners, deleted_keys, payload_class, use_ordering=use_ordering)
+    payload = payload_of(payload_class, "hoodie.compaction.payload.class")
+    if payload.fills_nulls and base is not None and base.num_rows and winners.num_rows:
+        winners = _fill_from_base(payload, base, winners, names, use_ordering)
+    keep_base, emit = merge_decisions(base, winners, deleted_keys, payload, use_ordering=use_ordering)
     if base is None or base.num_rows == 0:
         return winners.filter(emit).select(names) if winners.num_rows else schema.empty_table()
     kept = base.filter(keep_base).select(names)
@@ -296,16 +315,18 @@ def merge_with_base(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.A
 
 
 def merge_decisions(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.Array,
-                    payload_class: str = OVERWRITE_WITH_LATEST, *, use_ordering: bool = True) -> tuple[pa.Array,
-                                                                                                       pa.Array]:
+                    payload_class: Payload | str = OVERWRITE_WITH_LATEST, *,
+                    use_ordering: bool = True) -> tuple[pa.Array, pa.Array]:
     """(keep_base, emit): which base rows stay and which combined log records are emitted.
 
     ``base`` needs only the internal key and ordering columns. A base row goes when its key was deleted in the
     logs, or when a log record of its key wins (always under OverwriteWithLatestAvroPayload; under the event-time
-    payloads unless the base ordering value is greater). A log record is emitted unless it is a
-    ``_hoodie_is_deleted`` record or a base record beat it.
+    payloads unless the base ordering value is greater; the null-filling payloads have already merged the base
+    row into the log record). A log record is emitted unless it is a ``_hoodie_is_deleted`` record or a base
+    record beat it.
     """
-    event_time = payload_class in _EVENT_TIME_PAYLOADS and use_ordering
+    payload = payload_of(payload_class, "hoodie.compaction.payload.class")
+    event_time = payload.stored_can_win and not payload.fills_nulls and use_ordering
     win_keys = winners[_KEY].combine_chunks() if winners.num_rows else pa.array([], pa.string())
     emit = pc.invert(pc.fill_null(winners[_DEL].combine_chunks(), False)) if winners.num_rows \
         else pa.array([], pa.bool_())
@@ -322,9 +343,7 @@ def merge_decisions(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.A
             win_ord = pc.take(winners[_ORD].combine_chunks(), idx)
             base_ord = base[_ORD].combine_chunks()
             # the stored record stays when its ordering value is greater (nulls are below every value)
-            base_wins = pc.and_(matched, pc.and_(pc.is_valid(base_ord), pc.or_(
-                pc.is_null(win_ord), pc.fill_null(pc.greater(base_ord, win_ord), False))))
-            base_wins = pc.fill_null(base_wins, False)
+            base_wins = pc.fill_null(pc.and_(matched, stored_wins(base_ord, win_ord)), False)
             stay = pc.or_(pc.invert(matched), base_wins)
             beaten = pc.filter(idx, base_wins)
             if len(beaten):
@@ -340,13 +359,29 @@ def merge_decisions(base: pa.Table | None, winners: pa.Table, deleted_keys: pa.A
 # Reading and conforming
 # --------------------------------------------------------------------------------------------------------------
 
-def _check_payload(payload_class: str) -> None:
-    if payload_class in _OVERWRITE_PAYLOADS or payload_class in _EVENT_TIME_PAYLOADS:
-        return
-    raise ConfigError(
-        f"Payload class {payload_class!r} is not supported by pyhudi's merge-on-read reader; it merges with "
-        f"{OVERWRITE_WITH_LATEST}, {DEFAULT_PAYLOAD} or {EVENT_TIME_PAYLOAD}. Set hoodie.compaction.payload.class "
-        "to one of them, or read the table read-optimized (hoodie.datasource.query.type=read_optimized).")
+def _check_payload(payload_class: str | Payload) -> Payload:
+    try:
+        return payload_of(payload_class, "hoodie.compaction.payload.class")
+    except ConfigError as exc:
+        raise ConfigError(f"{exc}; or read the table read-optimized (hoodie.datasource.query.type="
+                          "read_optimized)") from exc
+
+
+def _fill_from_base(payload: Payload, base: pa.Table, winners: pa.Table, names: list[str],
+                    use_ordering: bool) -> pa.Table:
+    """The null-filling payloads: each log record that has a base row takes that row's values for its null
+    fields (:func:`pyhudi.merge.combine_with_stored`); meta fields stay the log record's."""
+    at = pc.index_in(winners[_KEY], value_set=base[_KEY])
+    matched = pc.is_valid(at)
+    if not pc.any(matched).as_py():
+        return winners
+    aligned = base.take(pc.fill_null(at, 0))
+    data = [n for n in names if not n.startswith("_hoodie_")]
+    merged = combine_with_stored(payload, winners, aligned, data, winners[_ORD] if use_ordering else None,
+                                 aligned[_ORD] if use_ordering else None)
+    columns = [pc.if_else(matched, merged[n], winners[n]) if n in data else winners[n]
+               for n in winners.column_names]
+    return pa.Table.from_arrays(columns, schema=winners.schema)
 
 
 def _lookup(names: list[str], name: str) -> str | None:
@@ -534,22 +569,6 @@ def _empty_internal(schema: pa.Schema, ord_type: pa.DataType | None) -> pa.Table
 # --------------------------------------------------------------------------------------------------------------
 # Combining
 # --------------------------------------------------------------------------------------------------------------
-
-def _latest_per_key(records: pa.Table, use_ordering: bool) -> pa.Array:
-    """Row indices of each key's surviving record: greatest ordering value (nulls lowest), then latest."""
-    if records.num_rows == 0:
-        return pa.array([], pa.uint64())
-    sort_keys = [(_KEY, "ascending")]
-    if use_ordering:
-        sort_keys.append((_ORD, "descending"))
-    sort_keys.append((_SEQ, "descending"))
-    order = pc.sort_indices(records.select([_KEY, _ORD, _SEQ]), sort_keys=sort_keys)  # nulls sort last
-    keys = pc.take(records[_KEY], order).combine_chunks()
-    if len(keys) == 1:
-        return order
-    first = pa.concat_arrays([pa.array([True]), pc.not_equal(keys.slice(1), keys.slice(0, len(keys) - 1))])
-    return pc.filter(order, first)
-
 
 # Java class of a record's ordering value (HoodieAvroUtils.getNestedFieldVal, consistent logical timestamps off)
 # and the delete block orderingVal branches that have the same class (ReflectionUtils.isSameClass).

@@ -6,15 +6,18 @@
                                                                       [insert_overwrite / insert_overwrite_table]
       microbatch       insert_overwrite of each batch's partitions; needs partition_by
     Default: merge when the model has a unique_key, else append. The overwrite mode travels with its statement
-    (`/* pyhudi.options ... */`), never as session state. --#}
+    (`/* pyhudi.options ... */`), never as session state.
+    Each strategy is a macro `pyhudi__get_incremental_<strategy>_sql(arg_dict)` (incremental_strategy/), reached the
+    way dbt reaches it: adapter.get_incremental_strategy_macro -> get_incremental_<strategy>_sql -> dispatch. A
+    project's own `get_incremental_<name>_sql(arg_dict)` is a custom strategy (`incremental_strategy='<name>'`).
+    The strategies pyhudi ships are listed once: PyhudiAdapter.valid_incremental_strategies. --#}
 
+{#-- The model's strategy, checked before anything runs: a known name (or a project macro for a custom one), and
+     the configs a built-in strategy needs. --#}
 {% macro pyhudi_incremental_strategy(file_format) %}
   {%- set strategy = config.get('incremental_strategy') -%}
-  {%- if strategy is none -%}
+  {%- if strategy is none or strategy == 'default' -%}
     {%- set strategy = 'merge' if (file_format == 'hudi' and config.get('unique_key')) else 'append' -%}
-  {%- endif -%}
-  {%- if strategy not in ['append', 'merge', 'insert_overwrite', 'microbatch'] -%}
-    {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": unknown incremental_strategy '" ~ strategy ~ "'; use merge, append, insert_overwrite or microbatch") }}
   {%- endif -%}
   {%- if strategy == 'merge' and file_format not in ['hudi', 'delta', 'iceberg'] -%}
     {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": incremental_strategy 'merge' needs file_format 'hudi' (got '" ~ file_format ~ "')") }}
@@ -23,63 +26,6 @@
     {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": incremental_strategy 'microbatch' overwrites each batch's partitions and needs partition_by (a column of the batch's grain, e.g. the event date)") }}
   {%- endif -%}
   {{ return(strategy) }}
-{% endmacro %}
-
-
-{#-- The source rows in the target's column order: columns the target lacks are left out (on_schema_change=ignore),
-     columns the source lacks become typed NULLs, Hudi meta columns never reach the writer. --#}
-{% macro pyhudi_source_select(source_relation, target_relation) -%}
-  {%- set source_names = adapter.get_columns_in_relation(source_relation) | map(attribute='name') | map('lower') | list -%}
-  {%- set target_columns = adapter.get_columns_in_relation(target_relation) -%}
-  select
-  {%- for column in target_columns %}
-    {% if column.name | lower in source_names -%}
-      {{ adapter.quote(column.name) }}
-    {%- else -%}
-      cast(null as {{ column.data_type }}) as {{ adapter.quote(column.name) }}
-    {%- endif %}{{ "," if not loop.last }}
-  {%- endfor %}
-  from {{ source_relation }}
-{%- endmacro %}
-
-
-{% macro pyhudi_merge_sql(target, source, keys, incremental_predicates) %}
-  {%- set dest_columns = adapter.get_columns_in_relation(target) -%}
-  {%- set update_columns = get_merge_update_columns(config.get('merge_update_columns'), config.get('merge_exclude_columns'), dest_columns) -%}
-  {%- set predicates = [] -%}
-  {%- for key in keys -%}
-    {%- do predicates.append("DBT_INTERNAL_SOURCE." ~ adapter.quote(key) ~ " = DBT_INTERNAL_DEST." ~ adapter.quote(key)) -%}
-  {%- endfor -%}
-  {%- for predicate in (incremental_predicates or []) -%}
-    {%- do predicates.append(predicate) -%}
-  {%- endfor %}
-  merge into {{ target }} as DBT_INTERNAL_DEST
-  using ({{ pyhudi_source_select(source, target) }}) as DBT_INTERNAL_SOURCE
-  on {{ predicates | join('\n    and ') }}
-  when matched then update set
-  {%- if update_columns %}
-    {%- for column_name in update_columns %}
-    {{ column_name }} = DBT_INTERNAL_SOURCE.{{ column_name }}{{ "," if not loop.last }}
-    {%- endfor %}
-  {%- else %} *
-  {%- endif %}
-  when not matched then insert *
-{% endmacro %}
-
-
-{% macro pyhudi_get_incremental_sql(strategy, source, target, partition_by, incremental_predicates) %}
-  {%- set keys = adapter.hudi_merge_key(config) if strategy == 'merge' else [] -%}
-  {%- if strategy == 'append' or (strategy == 'merge' and not keys) -%}
-    insert into table {{ target }}
-    {{ pyhudi_source_select(source, target) }}
-  {%- elif strategy in ['insert_overwrite', 'microbatch'] -%}
-    {{ pyhudi_statement_options({'hoodie.datasource.overwrite.mode': 'dynamic' if partition_by else 'static'}) }}
-    insert overwrite table {{ target }}
-    {%- if partition_by %} partition ({{ partition_by | join(', ') }}){% endif %}
-    {{ pyhudi_source_select(source, target) }}
-  {%- elif strategy == 'merge' -%}
-    {{ pyhudi_merge_sql(target, source, keys, incremental_predicates) }}
-  {%- endif -%}
 {% endmacro %}
 
 
@@ -96,6 +42,7 @@
   {%- set language = model['language'] -%}
   {%- set file_format = dbt_spark_validate_get_file_format(pyhudi_file_format()) -%}
   {%- set strategy = pyhudi_incremental_strategy(file_format) -%}
+  {%- set strategy_sql_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}  {#-- unknown: fails here, before anything runs --#}
   {%- set grant_config = config.get('grants') -%}
   {%- set partition_by = adapter.hudi_partition_by(config) -%}
   {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
@@ -126,9 +73,17 @@
       {{ exceptions.raise_compiler_error("pyhudi: model " ~ model.name ~ ": " ~ existing_relation ~ " exists but is not a Hudi table; rebuild it with --full-refresh") }}
     {%- endif -%}
     {%- do pyhudi_check_partitions(existing_relation, partition_by) -%}
-    {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+    {%- set dest_columns = process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+    {%- if not dest_columns -%}
+      {%- set dest_columns = adapter.get_columns_in_relation(existing_relation) -%}
+    {%- endif -%}
+    {#-- dbt's arguments of a strategy macro, then pyhudi's (partition_by as a list, the relation as it exists) --#}
+    {%- set strategy_arg_dict = {'target_relation': target_relation, 'temp_relation': tmp_relation,
+                                 'unique_key': config.get('unique_key'), 'dest_columns': dest_columns,
+                                 'incremental_predicates': incremental_predicates, 'partition_by': partition_by,
+                                 'existing_relation': existing_relation, 'file_format': file_format} -%}
     {%- call statement('main') -%}
-      {{ pyhudi_get_incremental_sql(strategy, tmp_relation, target_relation, partition_by, incremental_predicates) }}
+      {{ strategy_sql_macro(strategy_arg_dict) }}
     {%- endcall -%}
   {%- endif -%}
   {% do adapter.drop_relation(tmp_relation.incorporate(type='view')) %}
