@@ -103,3 +103,17 @@ def sql(spark, text, options=None):
 
 __all__ = ["PyHudiError", "activate", "archive", "clean", "cluster", "compact", "sql", "create_savepoint", "delete_partitions", "delete_savepoint",
            "restore_to_savepoint", "rollback_to_instant", "run_table_services", "show_savepoints", "read", "session", "write", "__version__"]
+
+# pyhudi.Table: one table with these functions as methods (each method calls the function above)
+from pyhudi.table_api import Table  # noqa: E402
+__all__ += ["Table"]
+
+
+def explain_write(df, path, options=None):
+    """What pyhudi.write(df, path, options) would do, without writing anything (a dry run of the same Spark
+    jobs): partitions and file groups touched, index pruning, bytes rewritten or appended. Returns a WritePlan."""
+    from pyhudi.client.explain import explain_write as _explain_write
+    return _explain_write(df, path, options)
+
+
+__all__ += ["explain_write"]
