@@ -90,6 +90,11 @@ DROP_PARTITION_COLUMNS = _prop("hoodie.datasource.write.drop.partition.columns",
 POPULATE_META_FIELDS = _prop("hoodie.populate.meta.fields", True, _bool)
 PAYLOAD_CLASS = _prop("hoodie.datasource.write.payload.class",
                       "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload")
+PAYLOAD_ORDERING_FIELD = _prop("hoodie.payload.ordering.field", None,
+                               doc="Field ordering an incoming record against the stored one (default: precombine).")
+PAYLOAD_EVENT_TIME_FIELD = _prop("hoodie.payload.event.time.field", "ts",
+                                 doc="DefaultHoodieRecordPayload: field whose epoch seconds/millis give the write "
+                                     "stats' minEventTime/maxEventTime.")
 COMBINE_BEFORE_INSERT = _prop("hoodie.combine.before.insert", False, _bool)
 COMBINE_BEFORE_UPSERT = _prop("hoodie.combine.before.upsert", True, _bool)
 COMBINE_BEFORE_DELETE = _prop("hoodie.combine.before.delete", True, _bool)

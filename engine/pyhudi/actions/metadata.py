@@ -19,12 +19,21 @@ OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_
 # The one stats row a writer task returns per written file (write_stat turns it into a HoodieWriteStat).
 STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
              "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string, "
-             "log_version long, base_file string")
+             "log_version long, base_file string, min_event_time long, max_event_time long")
 STATS_SCHEMA = pa.schema([("partition_path", pa.string()), ("file_id", pa.string()), ("path", pa.string()),
                           ("prev_commit", pa.string()), ("num_writes", pa.int64()), ("num_inserts", pa.int64()),
                           ("num_updates", pa.int64()), ("num_deletes", pa.int64()), ("file_size", pa.int64()),
                           ("min_key", pa.string()), ("max_key", pa.string()), ("log_version", pa.int64()),
-                          ("base_file", pa.string())])
+                          ("base_file", pa.string()), ("min_event_time", pa.int64()),
+                          ("max_event_time", pa.int64())])
+
+
+def _get(row, name: str):
+    """A stats row's optional column (event times: only the writes of event-time payloads fill them)."""
+    try:
+        return row[name]
+    except (KeyError, ValueError, IndexError):
+        return None
 
 
 def write_stat(row) -> dict:
@@ -36,7 +45,8 @@ def write_stat(row) -> dict:
         "tempPath": None, "partitionPath": row["partition_path"], "totalLogRecords": 0,
         "totalLogFilesCompacted": 0, "totalLogSizeCompacted": 0, "totalUpdatedRecordsCompacted": 0,
         "totalLogBlocks": 0, "totalCorruptLogBlock": 0, "totalRollbackBlocks": 0,
-        "fileSizeInBytes": row["file_size"], "minEventTime": None, "maxEventTime": None,
+        "fileSizeInBytes": row["file_size"], "minEventTime": _get(row, "min_event_time"),
+        "maxEventTime": _get(row, "max_event_time"),
         "runtimeStats": {"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
     }
     if row["log_version"] is not None:   # HoodieDeltaWriteStat

@@ -21,7 +21,7 @@ from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFi
                                          read_base_file_and_footer, write_base_file)
 from pyhudi.file_group.naming import base_file_name
 from pyhudi.index.virtual import with_keys
-from pyhudi.merge import delete_mask, keep_latest_per_key, merge_file_group
+from pyhudi.merge import delete_mask, event_time_range, keep_latest_per_key, merge_file_group, payload_of
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
 from pyhudi.writer import virtual_keys
@@ -67,6 +67,8 @@ class WriteContext:
     combine_in_writer: bool = False            # keep the latest record per key here (see keep_latest_per_key)
     unique_columns: tuple = ()                 # data columns unique per file (a single record key field)
     virtual_keys: object = None                # the key generator of a hoodie.populate.meta.fields=false table
+    payload_ordering_field: str | None = None  # hoodie.payload.ordering.field: ordering against stored records
+    event_time_field: str | None = None        # hoodie.payload.event.time.field: min/maxEventTime of the stats
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -122,7 +124,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     file_id = incoming[FILE_ID_COLUMN][0].as_py()
     existing = ctx.existing.get((partition, file_id))
     if ctx.combine_in_writer:
-        incoming = keep_latest_per_key(incoming, ctx.ordering_field, ARRIVAL_COLUMN)
+        incoming = keep_latest_per_key(incoming, ctx.ordering_field, ARRIVAL_COLUMN, ctx.payload_class, DELETE_COLUMN)
     has_inserts = INSERT_COLUMN in incoming.column_names and pc.any(incoming[INSERT_COLUMN]).as_py()
     if ctx.is_mor and existing is not None and not has_inserts:
         return append_log_file(ctx, incoming, partition, file_id, existing)
@@ -132,7 +134,8 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
         stored, footer = read_base_file_and_footer(ctx.storage, existing.base_path)
         stored = _align_stored(stored, ctx.data_schema, ctx.virtual_keys)
     deletes = delete_mask(incoming, DELETE_COLUMN)
-    result = merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.ordering_field)
+    result = merge_file_group(stored, incoming, deletes, ctx.payload_class,
+                              ctx.payload_ordering_field or ctx.ordering_field)
     if not (result.num_updates or result.num_inserts or result.num_deletes):   # e.g. deletes of unknown keys
         return _stats([])
     previous = None
@@ -154,7 +157,8 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     crash_point("write.executor.after_file")
     task_failure_point("write.executor.after_file")
     return _stats([(partition, file_id, out, existing.base_instant if existing else "null",
-                    result.num_inserts, result.num_updates, result.num_deletes)])
+                    result.num_inserts, result.num_updates, result.num_deletes)],
+                  event_times=_event_times(ctx, result.written))
 
 
 def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_id: str,
@@ -189,7 +193,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     out = WrittenFile(relative, updates.num_rows, size, None, None)
     base_name = state.base_path.rsplit("/", 1)[-1] if state.base_path else ""
     return _stats([(partition, file_id, out, state.log_base_instant, 0, updates.num_rows, removed.num_rows)],
-                  log_version=state.next_log_version, base_file=base_name)
+                  log_version=state.next_log_version, base_file=base_name, event_times=_event_times(ctx, updates))
 
 
 def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -253,6 +257,13 @@ def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> 
         yield from _stats(stats).to_batches()
 
 
+def _event_times(ctx: WriteContext, written: pa.Table) -> tuple:
+    """(minEventTime, maxEventTime) of the written records, for the payloads that report them."""
+    if not payload_of(ctx.payload_class).event_time:
+        return None, None
+    return event_time_range(written, ctx.event_time_field or "ts")
+
+
 def empty_stats() -> pa.Table:
     """The stats of a task that wrote nothing."""
     return _stats([])
@@ -271,9 +282,12 @@ def _run_boundaries(values: pa.ChunkedArray) -> list[tuple[int, int]]:
 
 
 def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_version: int | None = None,
-           base_file: str | None = None) -> pa.Table:
+           base_file: str | None = None, event_times: tuple = (None, None)) -> pa.Table:
     columns = {name: [] for name in STATS_SCHEMA.names}
     for partition, file_id, out, prev, inserts, updates, deletes in rows:
+        if "min_event_time" in columns:
+            columns["min_event_time"].append(event_times[0])
+            columns["max_event_time"].append(event_times[1])
         columns["log_version"].append(log_version)
         columns["base_file"].append(base_file)
         for name, value in (("partition_path", partition), ("file_id", file_id), ("path", out.path),

@@ -250,7 +250,7 @@ def _pack(ctx: WriteContext, pack: PackPlan, table: pa.Table) -> pa.Table:
     updates = table.filter(located)
     inserts = _new_keys(table.filter(pc.invert(located)))
     if ctx.combine_in_writer:
-        inserts = keep_latest_per_key(inserts, ctx.ordering_field, ARRIVAL_COLUMN)
+        inserts = keep_latest_per_key(inserts, ctx.ordering_field, ARRIVAL_COLUMN, ctx.payload_class, DELETE_COLUMN)
     inserts = inserts.filter(pc.invert(delete_mask(inserts, DELETE_COLUMN)))   # deletes of keys never stored
     inserts = inserts.take(pc.sort_indices(inserts, [(RECORD_KEY, "ascending")]))
     groups, offset = [], 0

@@ -16,7 +16,7 @@ from pyhudi.errors import ConfigError, RecordKeyError, SchemaError
 from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.index import check_table_index, index_spec
 from pyhudi.index import table_properties as index_table_properties
-from pyhudi.merge import SUPPORTED_PAYLOADS
+from pyhudi.merge import PAYLOAD_ORDERING_FIELD, SUPPORTED_PAYLOADS
 from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_table_avro, storage_schema
 from pyhudi.table import COPY_ON_WRITE, HudiTable
 from pyhudi.writer import virtual_keys
@@ -103,6 +103,13 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
         raise ConfigError(f"{C.PAYLOAD_CLASS.key}={payload} is not supported; use one of "
                           f"{', '.join(SUPPORTED_PAYLOADS)}")
     resolved[C.PAYLOAD_CLASS.key] = payload
+    ordering = resolved.get(PAYLOAD_ORDERING_FIELD)
+    is_mor = table.properties.is_mor if table else config.get(C.TABLE_TYPE) == "MERGE_ON_READ"
+    if ordering and is_mor and ordering != resolved.get(C.PRECOMBINE.key):
+        # MOR reads and compaction order log records against base records by the table's precombine field
+        raise ConfigError(f"{PAYLOAD_ORDERING_FIELD}={ordering} differs from the precombine field "
+                          f"{resolved.get(C.PRECOMBINE.key)!r} of merge-on-read table {name}, whose readers order by "
+                          f"the precombine field; drop the option or set {C.PRECOMBINE.key}={ordering}")
     if config.get(C.METADATA_ENABLE):
         warnings.warn("hoodie.metadata.enable=true is ignored: pyhudi does not write the metadata table",
                       stacklevel=4)

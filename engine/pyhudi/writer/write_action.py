@@ -25,7 +25,7 @@ from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.errors import WriteConflictError
 from pyhudi.index import index_spec
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
-from pyhudi.merge import IS_DELETED_FIELD
+from pyhudi.merge import IS_DELETED_FIELD, PAYLOAD_EVENT_TIME_FIELD, PAYLOAD_ORDERING_FIELD, payload_of
 from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
 from pyhudi.parallelism import file_task_partitions
 from pyhudi.table import HudiTable, write_partition_metadata
@@ -223,7 +223,8 @@ class WriteAction:
             log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
             table_avro_schema_json=avro_json(self.avro_schema),
             unique_columns=tuple(self.keygen.record_key_fields) if len(self.keygen.record_key_fields) == 1 else (),
-            virtual_keys=self.virtual_keys)
+            virtual_keys=self.virtual_keys, payload_ordering_field=self.resolved.get(PAYLOAD_ORDERING_FIELD),
+            event_time_field=self.resolved.get(PAYLOAD_EVENT_TIME_FIELD))
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
@@ -266,7 +267,8 @@ class WriteAction:
 
     def _flag_deletes(self, records: DataFrame) -> DataFrame:
         """DELETE_COLUMN on every record: the delete operation, `_hoodie_is_deleted` or the upsert's delete flag."""
-        if self.operation == "delete":   # Hudi's delete carries no ordering value (natural order): it always wins
+        # Hudi's delete (and EmptyHoodieRecordPayload) carries no ordering value (natural order): it always wins
+        if self.operation == "delete" or payload_of(self.resolved[C.PAYLOAD_CLASS.key]).deletes_all:
             records = records.withColumn(DELETE_COLUMN, F.lit(True))
             if self.precombine in records.columns:
                 records = records.withColumn(self.precombine, F.lit(None).cast(records.schema[self.precombine].dataType))
