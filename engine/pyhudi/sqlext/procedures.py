@@ -424,3 +424,19 @@ def _show_table_health(spark, args):
             page.write(report.render_html(health, name))
     rows = [("metric", label, value, None) for label, value in report.summary_rows(health)]
     return rows + [(f"finding:{f.severity}", f.what, None, f.fix) for f in report.findings(health, name)]
+
+
+def _explain_output() -> T.StructType:
+    from pyhudi.sqlext.explain_call import OUTPUT
+    return OUTPUT
+
+
+@procedure("explain_write", [Param("table"), Param("path"), Param("query", True), Param("operation")],
+           _explain_output())
+def _explain_write(spark, args):
+    """Dry run of writing the query's rows into the table (pyhudi.explain_write), nothing written: one
+    'file_group' row per file group it would touch (action rewrite / append_log / create, counts, bytes), then
+    'summary' and 'index' rows (metric, value). See sqlext/explain_call.py."""
+    from pyhudi.sqlext import explain_call
+    path, options = _target(spark, args)
+    return explain_call.explain_rows(spark, path, options, args)
