@@ -110,7 +110,9 @@ AUTO_SPLIT_INSERTS = _prop("hoodie.copyonwrite.insert.auto.split", True, _bool)
 PARQUET_COMPRESSION = _prop("hoodie.parquet.compression.codec", "gzip", lambda v: str(v).strip().lower(),
                             ("gzip", "snappy", "zstd", "uncompressed", "lz4", "brotli"))
 BULK_INSERT_SORT_MODE = _prop("hoodie.bulkinsert.sort.mode", "NONE", _upper,
-                              ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION_AND_SORT"))
+                              ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
+                               "PARTITION_PATH_REPARTITION_AND_SORT"),
+                              doc="How bulk_insert spreads and orders the batch (pyhudi.writer.bulk_insert).")
 BULK_INSERT_PARALLELISM = _prop("hoodie.bulkinsert.shuffle.parallelism", 0, _NON_NEGATIVE)
 UPSERT_PARALLELISM = _prop("hoodie.upsert.shuffle.parallelism", 0, _NON_NEGATIVE)
 

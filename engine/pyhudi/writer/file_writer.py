@@ -1,4 +1,4 @@
-"""Executor-side writers: turn one file group's incoming records (or a sorted stream for bulk_insert) into a
+"""Executor-side writers: turn one file group's incoming records into a
 new base file and a one-row write stat. Nothing here runs on the driver.
 
 Every data file is announced by a marker (pyhudi.actions.markers) before it is created, so the commit can
@@ -196,67 +196,6 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
                   log_version=state.next_log_version, base_file=base_name, event_times=_event_times(ctx, updates))
 
 
-def write_sorted_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """bulk_insert: records arrive sorted by (partition, key); cut a new file per partition and at max size."""
-    from pyhudi.file_group.naming import new_file_id
-
-    token, partition_id = task_token()
-    stats = []
-    pending: list[pa.Table] = []
-    pending_partition: list = [None]
-    pending_bytes = [0]
-    pending_rows = [0]
-
-    def flush():
-        if not pending:
-            return
-        table = pa.concat_tables(pending)
-        pending.clear()
-        pending_bytes[0] = 0
-        pending_rows[0] = 0
-        file_id = new_file_id()
-        partition = pending_partition[0]
-        name = base_file_name(file_id, token, ctx.instant_time)
-        relative = f"{partition}/{name}" if partition else name
-        stamped = stamp_meta(table, ctx, name, partition_id)
-        if ctx.virtual_keys is not None:
-            stamped = virtual_keys.blank_meta(stamped, name)
-        create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
-        out = write_base_file(ctx.storage, relative, stamped, _bloom(ctx), ctx.compression, ctx.avro_schema_json,
-                              ctx.unique_columns)
-        crash_point("write.executor.after_file")
-        task_failure_point("write.executor.after_file")
-        stats.append((partition, file_id, out, "null", table.num_rows, 0, 0))
-
-    # In-memory arrow size overstates compressed parquet size; Hudi sizes by an estimated record size instead.
-    limit = ctx.max_file_size * 3
-    for batch in batches:
-        table = pa.Table.from_batches([batch])
-        partitions = table[PARTITION_PATH]
-        if table.num_rows == 0:
-            continue
-        # split the batch at partition boundaries (input is sorted, so runs are contiguous)
-        boundaries = _run_boundaries(partitions)
-        for start, end in boundaries:
-            run = table.slice(start, end - start)
-            partition = partitions[start].as_py()
-            if pending and partition != pending_partition[0]:
-                flush()
-            pending_partition[0] = partition
-            per_file = ctx.records_per_file
-            while run.num_rows:
-                piece = run.slice(0, per_file - pending_rows[0]) if per_file else run
-                run = run.slice(piece.num_rows)
-                pending.append(piece)
-                pending_bytes[0] += piece.nbytes
-                pending_rows[0] += piece.num_rows
-                if (per_file and pending_rows[0] >= per_file) or (not per_file and pending_bytes[0] >= limit):
-                    flush()
-    flush()
-    if stats:
-        yield from _stats(stats).to_batches()
-
-
 def _event_times(ctx: WriteContext, written: pa.Table) -> tuple:
     """(minEventTime, maxEventTime) of the written records, for the payloads that report them."""
     if not payload_of(ctx.payload_class).event_time:
@@ -267,18 +206,6 @@ def _event_times(ctx: WriteContext, written: pa.Table) -> tuple:
 def empty_stats() -> pa.Table:
     """The stats of a task that wrote nothing."""
     return _stats([])
-
-
-def _run_boundaries(values: pa.ChunkedArray) -> list[tuple[int, int]]:
-    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-    n = len(array)
-    if n == 0:
-        return []
-    changed = pc.not_equal(array.slice(1), array.slice(0, n - 1)).fill_null(True) if n > 1 else pa.array([], pa.bool_())
-    cuts = [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
-    starts = [0] + cuts
-    ends = cuts + [n]
-    return list(zip(starts, ends))
 
 
 def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_version: int | None = None,

@@ -31,7 +31,8 @@ from pyhudi.parallelism import file_task_partitions
 from pyhudi.table import HudiTable, write_partition_metadata
 from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
-                                      RECORD_KEY, WriteContext, write_file_group, write_sorted_files)
+                                      RECORD_KEY, WriteContext, write_file_group)
+from pyhudi.writer.bulk_insert import lay_out, write_bulk_files
 from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
 from pyhudi.writer.planning import average_record_size, group_states, plan_insert_buckets, with_auto_keys
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
@@ -430,11 +431,10 @@ class WriteAction:
         # hoodie.copyonwrite.record.size.estimate), as inserts are planned.
         record_size = average_record_size(self.table.timeline(), self.config)
         ctx = dataclasses.replace(ctx, records_per_file=max(1, self.config.get(C.MAX_FILE_SIZE) // record_size))
-        parallelism = self.config.get(C.BULK_INSERT_PARALLELISM) or None
-        ordered = keyed.repartitionByRange(parallelism, PARTITION_PATH, RECORD_KEY) if parallelism \
-            else keyed.orderBy(PARTITION_PATH, RECORD_KEY)
-        ordered = ordered.sortWithinPartitions(PARTITION_PATH, RECORD_KEY)
-        stats_df = ordered.mapInArrow(lambda batches: write_sorted_files(ctx, batches), STATS_DDL)
+        mode = self.config.get(C.BULK_INSERT_SORT_MODE)
+        partitioned = bool(self.resolved.get(C.PARTITION_PATH.key))
+        ordered, grouped = lay_out(keyed, mode, self.config.get(C.BULK_INSERT_PARALLELISM), partitioned)
+        stats_df = ordered.mapInArrow(lambda batches: write_bulk_files(ctx, batches, grouped), STATS_DDL)
         return [write_stat(row) for row in collect_or_raise(stats_df)]
 
 

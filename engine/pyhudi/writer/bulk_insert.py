@@ -1,0 +1,133 @@
+"""bulk_insert as Hudi lays it out: `hoodie.bulkinsert.sort.mode` (Hudi's BulkInsertSortMode) decides how the batch
+is spread over write tasks and ordered inside them, and each task cuts files per partition path and near
+`hoodie.parquet.max.file.size`.
+
+| mode | spread over tasks | order in a task | files per partition path |
+| --- | --- | --- | --- |
+| NONE (Hudi's default) | as the input is (coalesced to the parallelism when it is set) | none | one set per task that saw the path |
+| GLOBAL_SORT | range-partitioned by (partition path, key) | (partition path, key) | few, with disjoint key ranges |
+| PARTITION_SORT | as the input is (coalesced) | (partition path, key) | one set per task that saw the path |
+| PARTITION_PATH_REPARTITION | hashed by partition path | none | one set per path |
+| PARTITION_PATH_REPARTITION_AND_SORT | hashed by partition path | partition path | one set per path |
+
+A non-partitioned table is only coalesced by the two PARTITION_PATH modes, as in Hudi. The parallelism is
+`hoodie.bulkinsert.shuffle.parallelism`, or the input's number of Spark partitions when it is 0 (Hudi's rule).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql import DataFrame
+
+from pyhudi.actions.markers import create_marker
+from pyhudi.actions.spark_jobs import task_token
+from pyhudi.file_group.base_file import write_base_file
+from pyhudi.file_group.naming import base_file_name, new_file_id
+from pyhudi.testing import crash_point, task_failure_point
+from pyhudi.writer import virtual_keys
+from pyhudi.writer.file_writer import PARTITION_PATH, RECORD_KEY, WriteContext, _bloom, _stats, stamp_meta
+
+SORT_MODES = ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
+              "PARTITION_PATH_REPARTITION_AND_SORT")
+
+
+def lay_out(keyed: DataFrame, mode: str, parallelism: int, partitioned: bool) -> tuple[DataFrame, bool]:
+    """The batch spread and ordered for `mode`; the flag says whether each task's rows arrive grouped by
+    partition path (so a task holds one partition's pending file at a time)."""
+    if mode == "GLOBAL_SORT":
+        if parallelism:
+            ranged = keyed.repartitionByRange(parallelism, PARTITION_PATH, RECORD_KEY)
+            return ranged.sortWithinPartitions(PARTITION_PATH, RECORD_KEY), True
+        return keyed.orderBy(PARTITION_PATH, RECORD_KEY), True
+    coalesced = keyed.coalesce(parallelism) if parallelism else keyed
+    if mode == "PARTITION_SORT":
+        return coalesced.sortWithinPartitions(PARTITION_PATH, RECORD_KEY), True
+    if mode in ("PARTITION_PATH_REPARTITION", "PARTITION_PATH_REPARTITION_AND_SORT") and partitioned:
+        spread = keyed.repartition(parallelism or keyed.rdd.getNumPartitions(), PARTITION_PATH)
+        if mode == "PARTITION_PATH_REPARTITION_AND_SORT":
+            return spread.sortWithinPartitions(PARTITION_PATH), True
+        return spread, False
+    return coalesced, False
+
+
+class _PendingFile:
+    """Rows of one partition path waiting to become a base file."""
+
+    def __init__(self):
+        self.pieces: list[pa.Table] = []
+        self.rows = 0
+        self.nbytes = 0
+
+    def add(self, piece: pa.Table) -> None:
+        self.pieces.append(piece)
+        self.rows += piece.num_rows
+        self.nbytes += piece.nbytes
+
+
+def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], grouped: bool) -> Iterator[pa.RecordBatch]:
+    """Executor side: cut this task's rows into new base files, one pending file per partition path, closed at
+    `ctx.records_per_file` records. With `grouped` input a partition's file is closed when the next partition
+    begins; otherwise (unsorted modes) every partition's file stays open, and when they hold more than a few
+    files' worth of memory the largest is closed early, as Hudi's writer closes handles it cannot keep open."""
+    token, partition_id = task_token()
+    stats = []
+    pending: dict = {}
+    budget = ctx.max_file_size * 3 * 4   # arrow bytes overstate parquet's roughly 3x; keep about 4 files' worth
+
+    def close(partition) -> None:
+        file = pending.pop(partition)
+        table = pa.concat_tables(file.pieces)
+        file_id = new_file_id()
+        name = base_file_name(file_id, token, ctx.instant_time)
+        relative = f"{partition}/{name}" if partition else name
+        stamped = stamp_meta(table, ctx, name, partition_id)
+        if ctx.virtual_keys is not None:
+            stamped = virtual_keys.blank_meta(stamped, name)
+        create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
+        out = write_base_file(ctx.storage, relative, stamped, _bloom(ctx), ctx.compression, ctx.avro_schema_json,
+                              ctx.unique_columns)
+        crash_point("write.executor.after_file")
+        task_failure_point("write.executor.after_file")
+        stats.append((partition, file_id, out, "null", table.num_rows, 0, 0))
+
+    per_file = ctx.records_per_file
+    byte_limit = ctx.max_file_size * 3
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        table = pa.Table.from_batches([batch])
+        if not grouped:
+            table = table.take(pc.sort_indices(table[PARTITION_PATH]))
+        for partition, run in _partition_runs(table):
+            if grouped:
+                for other in [p for p in pending if p != partition]:
+                    close(other)
+            while run.num_rows:
+                file = pending.setdefault(partition, _PendingFile())
+                piece = run.slice(0, per_file - file.rows) if per_file else run
+                run = run.slice(piece.num_rows)
+                file.add(piece)
+                if (per_file and file.rows >= per_file) or (not per_file and file.nbytes >= byte_limit):
+                    close(partition)
+        while len(pending) > 1 and sum(f.nbytes for f in pending.values()) > budget:
+            close(max(pending, key=lambda p: pending[p].nbytes))
+    for partition in list(pending):
+        close(partition)
+    if stats:
+        yield from _stats(stats).to_batches()
+
+
+def _partition_runs(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """(partition path, rows) for each run of equal partition paths in `table`."""
+    values = table[PARTITION_PATH].combine_chunks()
+    n = len(values)
+    if n > 1:
+        changed = pc.not_equal(values.slice(1), values.slice(0, n - 1)).fill_null(True)
+        cuts = [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
+    else:
+        cuts = []
+    for start, end in zip([0] + cuts, cuts + [n]):
+        yield values[start].as_py(), table.slice(start, end - start)
