@@ -89,14 +89,22 @@ def expected_cow(batches):
 
 def expected_mor(table_payload, batches):
     """The first batch is the base file; later batches are log records: preCombined across all of them (by the
-    table's payload), then combined with the base record. A batch written with EmptyHoodieRecordPayload is
-    delete blocks (natural order: they delete whatever was read before them)."""
+    table's payload), then combined with the base record. Deletes are delete-block entries: a batch written with
+    EmptyHoodieRecordPayload (natural order: deletes whatever was read before), and `_hoodie_is_deleted` records
+    (with their ordering value: a log record read before with a greater one survives). A delete-block entry
+    removes the base record under every payload (Hudi 0.14: the delete's payload has no record bytes), so an
+    older `_hoodie_is_deleted` record deletes on MOR what it would not delete on COW under the event-time
+    payloads."""
     base = _precombined(batches[0][0], [_record(x) for x in batches[0][1]])
     logs = {}
     for payload, batch in batches[1:]:
         for r in (_record(x) for x in batch):
+            current = logs.get(r["id"])
             if payload == EMPTY_PAYLOAD:
                 logs[r["id"]] = "delete-block"
+            elif r["deleted"]:
+                if not (isinstance(current, dict) and current["ts"] > r["ts"]):
+                    logs[r["id"]] = "delete-block"
             elif logs.get(r["id"]) in (None, "delete-block"):
                 logs[r["id"]] = r
             else:
