@@ -113,7 +113,8 @@ class WritePlan:
                  f"  index: {ix.get('keys_looked_up', 0)} keys looked up; {ix.get('files_considered', 0)} files "
                  f"considered, {ix.get('files_pruned_by_range', 0)} pruned by key range, "
                  f"{ix.get('files_pruned_by_bloom', 0)} by bloom filter, {ix.get('candidate_files', 0)} candidates "
-                 f"read, {ix.get('confirmed_files', 0)} hold incoming keys",
+                 f"read, {ix.get('confirmed_files', 0)} hold incoming keys" if ix else
+                 f"  index: not used ({self.operation} writes new file groups without a lookup)",
                  f"  records: {s['updates']} updates, {s['deletes']} deletes, {s['inserts']} inserts "
                  f"({s['inserts_into_small_files']} into {s['small_files_filled']} small files, "
                  f"{s['inserts_into_new_file_groups']} into {s['new_file_groups']} new file groups)",
