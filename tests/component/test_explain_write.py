@@ -177,6 +177,12 @@ def test_call_explain_write(spark, tmp_path):
         by_path = pyhudi.sql(spark, f"CALL explain_write(path => '{path}', query => \"{query}\")").collect()
         assert sorted(map(tuple, (r for r in by_path if r.section == "file_group")))[0][:3] == \
             sorted(map(tuple, groups))[0][:3]
+        # a query reading the table itself (as an UPDATE would): every stored key is an update, operation given
+        rows = pyhudi.sql(spark, "CALL explain_write(table => 'ex_call', operation => 'upsert', "
+                                 "query => 'SELECT id, region, ts + 1 AS ts, val FROM ex_call')").collect()
+        metrics = {r.metric: r.value for r in rows if r.section == "summary"}
+        assert (metrics["updates"], metrics["inserts"], metrics["partitions"]) == ("2", "0", "region=a,region=b")
+        assert _tree(path) == before
         with pytest.raises(SqlError, match="no_such_table"):
             pyhudi.sql(spark, f"CALL explain_write(table => 'no_such_table', query => \"{query}\")")
     finally:
