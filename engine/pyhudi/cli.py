@@ -57,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     _services_command(commands)
     args = parser.parse_args(argv)
     from pyhudi.errors import PyHudiError
+    if args.command not in ("sql", "timeline", "show", "report"):   # `sql` prints its own line per write
+        _print_commit_summaries()
     try:
         if args.command == "timeline":
             return _timeline(args.path)
@@ -217,6 +219,16 @@ def _sql(args) -> int:
         _run_script(spark, text)
         return 0
     return _shell(spark)
+
+
+def _print_commit_summaries() -> None:
+    """The one-line summary each commit logs (pyhudi.progress) goes to stderr, as the command's progress."""
+    import logging
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log = logging.getLogger("pyhudi")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
 
 
 def _spark(args, **conf):

@@ -11,12 +11,13 @@ undo it or turn it into an error.
 from __future__ import annotations
 
 import functools
+import time
 from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi import config as C
-from pyhudi import errors
+from pyhudi import errors, progress
 from pyhudi.client import overwrite
 from pyhudi.client.hooks import run_post_commit_hooks
 from pyhudi.client.ignored_options import warn_ignored
@@ -193,6 +194,7 @@ def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, option
     """One write action inside one transaction, then the post-commit hooks."""
     transaction = WriteTransaction(table, options)
     commit = None
+    started = time.monotonic()
     if clean_trigger.clean_async(options):     # hoodie.clean.async: the clean runs beside the write (preWrite)
         start_async_clean(spark, table.storage.base_uri, options)
     try:
@@ -200,7 +202,8 @@ def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, option
         commit, timeline = transaction.begin(action.timeline_action)
         commit.start(action.inflight_metadata())
         crash_point("write.after_inflight")
-        metadata = action.write(commit.instant_time, timeline)
+        with progress.tracked(spark, f"{action.operation} {table.name}"):
+            metadata = action.write(commit.instant_time, timeline)
         transaction.complete(commit, metadata)
     except BaseException:
         if commit is not None:
@@ -213,6 +216,7 @@ def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, option
             action.release()
     crash_point("write.after_complete")
     commit.finish()
+    progress.log_commit(action.operation, table.storage.base_uri, commit.instant_time, started, metadata.write_stats)
     failed = run_post_commit_hooks(spark, table, options, commit.instant_time)
     return WriteResult(commit.instant_time, action.operation, metadata.write_stats, action.index_stats_dict(),
                        failed)

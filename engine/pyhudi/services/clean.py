@@ -15,6 +15,7 @@ import time
 from typing import Iterable, Mapping
 
 from pyhudi import config as C
+from pyhudi import progress
 from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
                                           CLEANER_PLAN_SCHEMA)
@@ -118,7 +119,8 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     commit.start_with(plan_bytes)                               # Hudi's clean inflight holds the same plan
     crash_point("clean.after_inflight")
     paths = [partition_file(p, name) for p, names in per_partition.items() for name in names]
-    failed = set(_delete_files(spark, storage, paths))
+    with progress.tracked(spark, f"clean {table.name}"):
+        failed = set(_delete_files(spark, storage, paths))
     deleted_partitions = {p for p in emptied if p and _delete_partition_if_empty(storage, p)}
     retain = (plan.get("earliestInstantToRetain") or {}).get("timestamp") or ""
     timeline = table.timeline()
@@ -151,6 +153,8 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
         # completed it first: the clean is done, which is all this writer needed.
         if not storage.exists(f"{METAFOLDER}/{commit.requested.with_state(State.COMPLETED).file_name}"):
             raise
+    progress.log_commit("clean", storage.base_uri, t, started,
+                        extra=f"{metadata['totalFilesDeleted']} files deleted, {len(failed)} failed")
     return metadata
 
 

@@ -1,0 +1,135 @@
+"""Progress of long work (writes, compactions, clusterings, cleans) and a one-line summary of each commit.
+
+- The summary line goes to the `pyhudi` logger at INFO: the `pyhudi` command prints it, the dbt adapter passes
+  it to dbt's log, and a notebook user sees it with `logging.basicConfig(level="INFO")`.
+- The progress line reads Spark's status tracker (tasks done / total of the running stages) from a background
+  thread and redraws one line on stderr. Spark's own console bar does this on a terminal (the `pyhudi sql` shell
+  turns it on), but not in a notebook, whose cells do not see the JVM's stderr. So the line is on by default in an
+  IPython kernel only, and `spark.pyhudi.progress` (true/false, a session setting) or `PYHUDI_PROGRESS=1|0` choose.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+from typing import Iterator
+
+logger = logging.getLogger("pyhudi")
+
+PROGRESS_SETTING = "spark.pyhudi.progress"
+_INTERVAL_SECONDS = 0.5
+
+
+def _in_notebook() -> bool:
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        return type(shell.get_ipython()).__name__ == "ZMQInteractiveShell"
+    except Exception:   # noqa: BLE001 - an IPython without a running shell
+        return False
+
+
+def progress_enabled(spark) -> bool:
+    """Whether a progress line is drawn for work on `spark` (see the module docstring for the rule)."""
+    env = os.environ.get("PYHUDI_PROGRESS")
+    if env is not None:
+        return env.strip().lower() in ("1", "true", "yes")
+    try:
+        setting = spark.conf.get(PROGRESS_SETTING, None)
+    except Exception:   # noqa: BLE001 - a stopped session: no progress
+        return False
+    if setting is not None:
+        return str(setting).strip().lower() == "true"
+    return _in_notebook()
+
+
+def stage_progress(spark) -> tuple[int, int, int] | None:
+    """(tasks completed, tasks total, stages running) over Spark's active stages, or None when none runs."""
+    tracker = spark.sparkContext.statusTracker()
+    done = total = stages = 0
+    for stage_id in tracker.getActiveStageIds():
+        info = tracker.getStageInfo(stage_id)
+        if info is None:
+            continue
+        stages += 1
+        done += info.numCompletedTasks
+        total += info.numTasks
+    return (done, total, stages) if stages else None
+
+
+def render(label: str, progress: tuple[int, int, int] | None, elapsed: float) -> str:
+    """One progress line: label, a 20-cell bar, tasks done/total, stages, elapsed seconds."""
+    if progress is None:
+        return f"[pyhudi] {label}: planning ({elapsed:.0f} s)"
+    done, total, stages = progress
+    filled = int(20 * done / total) if total else 0
+    bar = "#" * filled + "." * (20 - filled)
+    return f"[pyhudi] {label}: [{bar}] {done}/{total} tasks, {stages} stage(s) ({elapsed:.0f} s)"
+
+
+@contextlib.contextmanager
+def tracked(spark, label: str) -> Iterator[None]:
+    """Draw the progress line of `label` while the block runs (when enabled); erase it at the end."""
+    if not progress_enabled(spark):
+        yield
+        return
+    stop = threading.Event()
+    started = time.monotonic()
+    width = [0]
+
+    def draw() -> None:
+        while not stop.wait(_INTERVAL_SECONDS):
+            try:
+                line = render(label, stage_progress(spark), time.monotonic() - started)
+            except Exception:   # noqa: BLE001 - the session went away: stop drawing, never fail the work
+                return
+            sys.stderr.write("\r" + line.ljust(width[0]))
+            sys.stderr.flush()
+            width[0] = len(line)
+
+    thread = threading.Thread(target=draw, name="pyhudi-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        if width[0]:
+            sys.stderr.write("\r" + " " * width[0] + "\r")
+            sys.stderr.flush()
+
+
+def commit_summary(action: str, path: str, instant: str, seconds: float, write_stats: list[dict] | None = None,
+                   extra: str = "") -> str:
+    """`<action> <instant> on <path>: N inserted, N updated, N deleted, N files, N MB in S s` — the line each
+    commit logs; `extra` adds what a service did (e.g. files deleted by a clean)."""
+    parts = []
+    if write_stats is not None:
+        inserted = sum(s.get("numInserts", 0) for s in write_stats)
+        updated = sum(s.get("numUpdateWrites", 0) for s in write_stats)
+        deleted = sum(s.get("numDeletes", 0) for s in write_stats)
+        written = sum(s.get("totalWriteBytes", 0) for s in write_stats)
+        parts.append(f"{inserted} inserted, {updated} updated, {deleted} deleted, {len(write_stats)} files, "
+                     f"{written / 1e6:.1f} MB")
+    if extra:
+        parts.append(extra)
+    figures = "; ".join(parts)
+    return f"{action} {instant} on {path}: {figures + ' ' if figures else ''}in {seconds:.1f} s"
+
+
+def log_commit(action: str, path: str, instant: str, started: float, write_stats: list[dict] | None = None,
+               extra: str = "") -> None:
+    """Log the commit's summary line (INFO on the `pyhudi` logger); `started` is a time.monotonic() reading."""
+    logger.info(commit_summary(action, path, instant, time.monotonic() - started, write_stats, extra))
+
+
+def write_stats_of(metadata) -> list[dict]:
+    """The write stats of a service's commit metadata (Hudi's JSON as a dict, or a CommitMetadata)."""
+    if isinstance(metadata, dict):
+        return [s for stats in (metadata.get("partitionToWriteStats") or {}).values() for s in stats]
+    return list(getattr(metadata, "write_stats", None) or [])
