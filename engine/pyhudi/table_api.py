@@ -85,6 +85,10 @@ class Table:
             opts.setdefault(_READ_KEYWORDS["query_type"], "incremental")
         return pyhudi.read(self.spark, self.path, opts)
 
+    def explain_write(self, df: "DataFrame", options: dict | None = None):
+        """What .write(df, options) would do, without writing (pyhudi.explain_write); returns its WritePlan."""
+        return pyhudi.explain_write(df, self.path, self._options(options))
+
     def delete_partitions(self, partitions: list[str], options: dict | None = None) -> "WriteResult":
         """Drop every file group of `partitions` in one replacecommit (pyhudi.delete_partitions)."""
         return pyhudi.delete_partitions(self.spark, self.path, partitions, self._options(options))

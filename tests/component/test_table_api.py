@@ -218,3 +218,19 @@ def test_for_name_opens_the_catalog_tables_location(spark, tmp_path):
     assert sorted(tuple(r) for r in pyhudi.sql(spark, "SELECT id, name FROM api_named").collect()) == \
         sorted(tuple(r) for r in table.read().select("id", "name").collect()) == [(1, "a"), (2, "b2"), (3, "c")]
     pyhudi.sql(spark, "DROP TABLE api_named")
+
+
+def test_explain_write_is_pyhudi_explain_write(spark, tmp_path):
+    path = str(tmp_path / "explained")
+    table = pyhudi.Table(spark, path, _options("MERGE_ON_READ"))
+    table.write(_df(spark, [(i, f"n{i}", 1, "us" if i % 2 else "eu") for i in range(10)]))
+    before = sorted(p.name for p in (tmp_path / "explained").rglob("*"))
+    batch = _df(spark, [(1, "u", 2, "us"), (2, "u", 2, "eu"), (50, "new", 2, "asia")])
+    ours, theirs = table.explain_write(batch), pyhudi.explain_write(batch, path, _options("MERGE_ON_READ"))
+    assert sorted(p.name for p in (tmp_path / "explained").rglob("*")) == before   # nothing written
+    counts = {k: v for k, v in ours.summary.items() if not k.startswith("bytes")}
+    assert counts == {k: v for k, v in theirs.summary.items() if not k.startswith("bytes")}
+    for key in (k for k in ours.summary if k.startswith("bytes")):   # dry-run files differ in names/footers only
+        assert abs(ours.summary[key] - theirs.summary[key]) <= 0.01 * max(1, theirs.summary[key]), key
+    assert ours.partitions == theirs.partitions == ["asia", "eu", "us"]
+    assert ours.index_stats == theirs.index_stats and ours.index_stats["updates"] == 2
