@@ -265,7 +265,6 @@ def _print(df) -> None:
 
 def _shell(spark) -> int:
     """Interactive shell: statements end with `;`; history in ~/.pyhudi_history."""
-    import pyhudi
     from pyhudi.errors import PyHudiError
     try:
         import readline

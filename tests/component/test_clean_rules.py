@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -172,10 +172,10 @@ def test_incremental_cleaning_lists_only_partitions_written_since_the_last_clean
         return str(pyhudi.write(_df(spark, [(i, f"{p}{len(listed)}", 1, p) for i, p in enumerate(parts)]),
                                 path, opts))
 
-    c1, c2, c3 = write("A", "B"), write("A"), write("E")
+    _, _, c3 = write("A", "B"), write("A"), write("E")
     first = pyhudi.clean(spark, path, retained)
     assert first["earliestCommitToRetain"] == c3 and listed == [None]        # no earlier clean: everything
-    c4, c5, c6 = write("A"), write("C"), write("D")
+    c4, _, c6 = write("A"), write("C"), write("D")
     second = pyhudi.clean(spark, path, retained)
     assert second["earliestCommitToRetain"] == c6
     assert listed[1] == {"E", "A", "C"}          # c3 (the last clean's retained commit), c4, c5; not B, not D (c6)

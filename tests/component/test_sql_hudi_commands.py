@@ -254,7 +254,7 @@ def test_create_or_replace_swaps_the_new_table_in(spark, monkeypatch):
     path = _location(spark, t)
     (Path(path) / "notes.txt").write_text("not the table's")     # another owner's file: swapped file by file
     old = rows(spark.sql(ROWS))
-    replacement = f"SELECT id, concat(name, '!') AS name, ts, dt FROM {{src}} WHERE id % 2 = 0"
+    replacement = "SELECT id, concat(name, '!') AS name, ts, dt FROM {src} WHERE id % 2 = 0"
     new = rows(spark.sql(replacement.format(src=f"({ROWS})")))
     seen = {}
 

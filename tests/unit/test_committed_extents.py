@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import warnings
 
-import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+from types import MappingProxyType
 from collections.abc import Iterator, Mapping
 
 from pyspark.sql import SparkSession
@@ -28,7 +29,9 @@ from pyhudi.errors import SqlError
 
 OPTIONS_COMMENT = "pyhudi.options"
 
-_statement: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("pyhudi_statement_options", default={})
+# the default is a read-only empty mapping: one object shared by every context must never be mutated
+_statement: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar("pyhudi_statement_options",
+                                                                           default=MappingProxyType({}))
 
 
 def session_options(spark: SparkSession) -> dict[str, str]:

@@ -8,7 +8,6 @@ reconcile its stats against the markers and a failed write can be undone by dele
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
