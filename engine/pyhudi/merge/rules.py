@@ -2,7 +2,7 @@
 
 - :func:`latest_per_key` / :func:`precombine`: one record per key out of several incoming ones (Hudi's
   ``preCombine``): the greatest ordering value wins (nulls lowest), then the later arrival; payloads that fill
-  nulls field-wise (PartialUpdateAvroPayload) take each field from the newest record that has it non-null.
+  nulls field-wise (PartialUpdateAvroPayload) fold the records in arrival order, field by field (_fill_fold).
 - :func:`stored_wins`: whether a stored record beats an incoming one by ordering value.
 - :func:`combine_with_stored`: the record an incoming and a stored record of one key become when the payload
   fills null fields (OverwriteNonDefaults / PartialUpdate).
@@ -58,18 +58,44 @@ def precombine(table: pa.Table, payload: Payload, key: str, ordering: str | None
         return table.take(latest_per_key(table, key, ordering, seq))
     if deleted is not None and pc.any(deleted).as_py():
         table = table.filter(_after_last_delete(table, key, seq, deleted))
-    order = _precombine_order(table, key, ordering, seq)
-    ranked = table.take(order)
-    first = first_of_runs(ranked[key].combine_chunks())
-    winners = ranked.filter(first)
-    names = fill_columns if fill_columns is not None else [c for c in table.column_names if c not in (key, ordering, seq)]
-    positions = pa.array(np.arange(ranked.num_rows, dtype=np.int64))
-    nulls = pa.nulls(ranked.num_rows, pa.int64())
-    firsts = pa.table({key: ranked[key], **{f"p{i}": pc.if_else(pc.is_valid(ranked[c]), positions, nulls)
-                                            for i, c in enumerate(names)}})
-    grouped = firsts.group_by(key, use_threads=False).aggregate([(f"p{i}", "first") for i in range(len(names))])
+    return _fill_fold(table, key, ordering, seq,
+                      fill_columns if fill_columns is not None else
+                      [c for c in table.column_names if c not in (key, ordering, seq)])
+
+
+def _fill_fold(table: pa.Table, key: str, ordering: str | None, seq: str, names: list[str]) -> pa.Table:
+    """PartialUpdateAvroPayload.preCombine folded over each key's records in arrival order, vectorized.
+
+    The fold keeps a merged record; a new record with an ordering value >= the merged one's (a "leader") comes
+    first (its non-null fields win), an older one only fills the merged record's nulls. So a field ends as the
+    last leader's non-null value, else the first non-null value that arrived; the other columns (key,
+    ordering, meta) are the last leader's.
+    """
+    ranked = table.take(pc.sort_indices(table.select([key, seq]), sort_keys=[(key, "ascending"),
+                                                                               (seq, "ascending")]))
+    n = ranked.num_rows
+    keys = ranked[key].combine_chunks()
+    group = np.cumsum(np.asarray(first_of_runs(keys), dtype=np.int64)) - 1
+    if ordering:   # dense ranks, nulls lowest, made increasing across keys so one running maximum serves all
+        rank = np.asarray(pc.rank(ranked[ordering], sort_keys="ascending", tiebreaker="dense"), dtype=np.int64)
+        rank[~np.asarray(pc.is_valid(ranked[ordering]), dtype=bool)] = 0
+    else:
+        rank = np.zeros(n, dtype=np.int64)
+    value = rank + group * (n + 1)
+    running = np.maximum.accumulate(value)
+    leader = value >= np.concatenate([[-1], running[:-1]])
+    positions = np.arange(n, dtype=np.int64)
+    columns = {key: keys, "w": pa.array(positions, mask=~leader)}
+    aggregations = [("w", "max")]
     for i, name in enumerate(names):
-        column = pc.take(ranked[name], grouped[f"p{i}_first"])
+        valid = np.asarray(pc.is_valid(ranked[name]), dtype=bool)
+        columns[f"a{i}"] = pa.array(positions, mask=~(valid & leader))
+        columns[f"b{i}"] = pa.array(positions, mask=~valid)
+        aggregations += [(f"a{i}", "max"), (f"b{i}", "min")]
+    grouped = pa.table(columns).group_by(key, use_threads=False).aggregate(aggregations)
+    winners = ranked.take(grouped["w_max"])
+    for i, name in enumerate(names):
+        column = pc.take(ranked[name], pc.coalesce(grouped[f"a{i}_max"], grouped[f"b{i}_min"]))
         winners = winners.set_column(winners.schema.get_field_index(name), winners.schema.field(name), column)
     return winners
 
