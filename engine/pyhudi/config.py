@@ -143,6 +143,19 @@ INCR_FALLBACK_FULL_SCAN = _prop("hoodie.datasource.read.incr.fallback.fulltables
                                 doc="Incremental query over archived instants or cleaned files: full table scan "
                                     "filtered by commit time instead of an error.")
 
+INCREMENTAL_FORMAT = _prop("hoodie.datasource.query.incremental.format", "latest_state",
+                         lambda v: str(v).strip().lower(), ("latest_state", "cdc"),
+                         doc="Incremental query output: the latest state of changed rows, or Hudi's change data "
+                             "capture rows (op, ts_ms, before, after) of a hoodie.table.cdc.enabled table.")
+
+# --- change data capture (table properties, set when the table is created) -----------------------------
+CDC_ENABLED = _prop("hoodie.table.cdc.enabled", False, _bool,
+                    doc="Write change data capture (-cdc) log files with every commit, for CDC queries.")
+CDC_LOGGING_MODE = _prop("hoodie.table.cdc.supplemental.logging.mode", "DATA_BEFORE_AFTER", _upper,
+                         ("OP_KEY_ONLY", "DATA_BEFORE", "DATA_BEFORE_AFTER"),
+                         doc="What the -cdc log records hold besides op and record key: nothing, the before "
+                             "image, or the before and after images.")
+
 # --- services (declared so they are known; used by later layers) ----------------------------------------
 CLEAN_AUTOMATIC = _prop("hoodie.clean.automatic", True, _bool)
 CLEANER_POLICY = _prop("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS", _upper,

@@ -14,8 +14,13 @@ def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFra
     """A DataFrame over the table at `path`, read with Spark's native parquet scan (column pruning and filter
     pushdown apply). A merge-on-read snapshot reads only the log files in Python and merges them with the base
     rows by a join (`mor_scan`). Options are Hudi's read options: hoodie.datasource.query.type, as.of.instant..."""
+    from pyhudi.cdc import is_cdc_query
     from pyhudi.reader.mor_scan import can_merge_natively, merged_snapshot
 
+    if is_cdc_query(options):   # Hudi's CDC rows, built in executors by the data source
+        from pyhudi.cdc.plan import check_cdc_query
+        check_cdc_query(str(path), options)
+        return spark.read.format("hudi").options(**(options or {})).load(str(path))
     plan = plan_scan(str(path), options)
     if plan.needs_merge:
         if can_merge_natively(plan):   # base files natively, log files in executors, merged by a join

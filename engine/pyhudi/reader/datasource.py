@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+from pyhudi.cdc import CDC_SPARK_DDL, is_cdc_query
 from pyhudi.errors import ConfigError
 
 
@@ -47,6 +48,8 @@ class HudiDataSource(DataSource):
 
     def schema(self):
         from pyspark.sql.pandas.types import from_arrow_schema
+        if is_cdc_query(self._options()):
+            return CDC_SPARK_DDL
         from pyhudi.reader.plan import table_schema
         from pyhudi.table import HudiTable
         return from_arrow_schema(table_schema(HudiTable.load(self._path())))
@@ -56,6 +59,8 @@ class HudiDataSource(DataSource):
         # where the SQL layer stores the base path (pyhudi.sqlext.catalog.BASE_PATH_KEY) in a field's metadata.
         path = self.options.get("path") or next(
             (f.metadata["hudi.base.path"] for f in schema.fields if "hudi.base.path" in (f.metadata or {})), None)
+        if is_cdc_query(self._options()):
+            return CdcReader(path or self._path(), self._options())
         return HudiReader(path or self._path(), self._options(), schema)
 
 
@@ -110,3 +115,52 @@ class HudiReader(DataSourceReader):
             else:
                 columns.append(pa.chunked_array([pa.nulls(table.num_rows, fld.type)], fld.type))
         yield from pa.Table.from_arrays(columns, schema=target).to_batches()
+
+
+@dataclass
+class CdcPartition(InputPartition):
+    """One file group's change in one commit (pyhudi.cdc.plan.CdcTask), with what its slices need to read."""
+
+    base_uri: str
+    task: object | None
+    schema: object = None               # pa.Schema of the table (meta + data columns, storage types)
+    ordering_field: str | None = None
+    payload_class: str | None = None
+    committed_before: str | None = None
+
+
+class CdcReader(DataSourceReader):
+    """Hudi's CDC query: the driver plans (instant, file group) tasks; executors diff the slices (pyhudi.cdc)."""
+
+    def __init__(self, path: str, options: dict):
+        self.path = path
+        self.options = options
+
+    def partitions(self):
+        from pyhudi.cdc.plan import plan_changes
+        from pyhudi.reader.plan import table_schema
+        plan = plan_changes(self.path, self.options)
+        base_uri = plan.table.storage.base_uri
+        if not plan.tasks:
+            return [CdcPartition(base_uri, None)]
+        schema = table_schema(plan.table)
+        props = plan.table.properties
+        from pyhudi.merge import OVERWRITE_WITH_LATEST
+        payload = props.get("hoodie.compaction.payload.class") or OVERWRITE_WITH_LATEST
+        start = plan.table.view().timeline_start
+        return [CdcPartition(base_uri, t, schema, props.precombine_field, payload, start) for t in plan.tasks]
+
+    def read(self, partition: CdcPartition):
+        if partition.task is None:
+            return
+        from pyhudi.cdc.extract import task_changes
+        from pyhudi.reader.file_slice_reader import read_file_slice
+        from pyhudi.storage import Storage
+        storage = Storage(partition.base_uri)
+
+        def read_slice(file_slice, visible):
+            return read_file_slice(storage, file_slice, partition.schema, visible_instants=set(visible),
+                                   ordering_field=partition.ordering_field, payload_class=partition.payload_class,
+                                   committed_before=partition.committed_before)
+
+        yield from task_changes(partition.task, read_slice).to_batches()

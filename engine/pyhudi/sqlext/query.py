@@ -119,22 +119,26 @@ def _time_travel_options(table: exp.Table) -> dict | None:
 
 
 def table_changes(resolver: Resolver, call: exp.Anonymous) -> DataFrame:
-    """hudi_table_changes('table_or_path', 'latest_state', begin[, end]): Hudi's incremental query."""
+    """hudi_table_changes('table_or_path', 'latest_state' | 'cdc', begin[, end]): Hudi's incremental query, in
+    the latest-state format (changed rows as they are now) or the cdc format (op, ts_ms, before, after)."""
     args = [a.this if isinstance(a, exp.Literal) else a.sql("spark") for a in call.expressions]
     if len(args) not in (3, 4):
-        raise SqlError("hudi_table_changes takes (table or path, 'latest_state', begin instant[, end instant]); "
-                       f"got {len(args)} arguments")
+        raise SqlError("hudi_table_changes takes (table or path, 'latest_state' or 'cdc', begin instant[, end "
+                       f"instant]); got {len(args)} arguments")
     target, fmt, begin = args[0], str(args[1]).lower(), str(args[2])
-    if fmt != "latest_state":
-        raise SqlError(f"hudi_table_changes format {args[1]!r} is not supported; use 'latest_state' "
-                       "(the 'cdc' format needs change data capture logging, which pyhudi does not write)")
+    if fmt not in ("latest_state", "cdc"):
+        raise SqlError(f"hudi_table_changes format {args[1]!r} is not supported; use 'latest_state' or 'cdc'")
     if begin.lower() == "earliest":
         begin = "000"
-    options = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": begin}
+    options = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": begin,
+               "hoodie.datasource.query.incremental.format": fmt}
     if len(args) == 4:
         options["hoodie.datasource.read.end.instanttime"] = str(args[3])
     entry = resolver.entry_by_name(target) if "/" not in target else None
     if entry is not None and entry.is_hudi:
+        if fmt == "cdc":   # CDC rows have their own columns, not the table's
+            import pyhudi
+            return pyhudi.read(resolver.spark, entry.location, options)
         return read_entry(resolver.spark, entry, options)
     if entry is None and "/" in target:
         import pyhudi

@@ -12,6 +12,7 @@ from pyspark.sql import types as T
 
 from pyhudi import config as C
 from pyhudi import errors
+from pyhudi.cdc import cdc_table_properties
 from pyhudi.errors import ConfigError, RecordKeyError, SchemaError
 from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.index import check_table_index, index_spec
@@ -155,6 +156,7 @@ def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     if props["hoodie.table.type"] == "MERGE_ON_READ":
         props["hoodie.compaction.payload.class"] = resolved[C.PAYLOAD_CLASS.key]
     props.update({k: v for k, v in resolved.items() if k.startswith("hoodie.keygen.")})
+    props.update(cdc_table_properties(C.HoodieConfig(resolved, warn_unknown=False)))
     spec = index_spec(C.HoodieConfig(resolved, warn_unknown=False), keygen.record_key_fields,
                       props["hoodie.table.name"])
     if virtual_keys.wanted(resolved):   # refused before the table exists
