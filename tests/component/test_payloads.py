@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 
 import pytest
 
@@ -185,16 +186,17 @@ def test_reference_differs_between_payloads():
     assert len(set(cow.values())) == len(cow)
 
 
+def _files(path) -> dict:
+    return {p: open(p, "rb").read() for p in glob.glob(str(path / "**"), recursive=True) if not os.path.isdir(p)}
+
+
 def test_unknown_payload_class_leaves_table_untouched(spark, tmp_path):
     path = tmp_path / "t"
     _write(spark, path, _options("bad_payload", "COPY_ON_WRITE", OVERWRITE_WITH_LATEST), BATCH1)
-    before = {p: open(p, "rb").read() for p in glob.glob(str(path / "**"), recursive=True) if not p.endswith("/")
-              and not __import__("os").path.isdir(p)}
+    before = _files(path)
     with pytest.raises(ConfigError, match="hoodie.datasource.write.payload.class.*PartialUpdateAvroPayload"):
         _write(spark, path, _options("bad_payload", "COPY_ON_WRITE", "com.example.MyPayload"), BATCH2)
-    after = {p: open(p, "rb").read() for p in glob.glob(str(path / "**"), recursive=True)
-             if not __import__("os").path.isdir(p)}
-    assert after == before
+    assert _files(path) == before
 
 
 def test_payload_ordering_field_on_cow_and_refused_on_mor(spark, tmp_path):
