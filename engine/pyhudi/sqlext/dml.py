@@ -14,7 +14,7 @@ from pyhudi import config as C
 from pyhudi.errors import SqlError
 from pyhudi.sqlext import catalog, commits, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
-from pyhudi.client import DELETE_FLAG_COLUMN
+from pyhudi.client import DELETE_FLAG_COLUMN, WriteResult
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
 INSERT_INTO_OPERATION = "hoodie.spark.sql.insert.into.operation"
@@ -29,7 +29,7 @@ def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry) -> dic
 
 
 def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, operation: str | None,
-               extra: dict | None = None) -> str:
+               extra: dict | None = None) -> WriteResult:
     """One Hudi commit of `df` (data columns by name) to the catalog table."""
     import pyhudi
     options = table_write_options(spark, entry)
