@@ -150,3 +150,58 @@ def test_cdc_query_on_table_without_cdc_is_refused(spark, tmp_path):
         pyhudi.read(spark, path, {**CDC_READ, "hoodie.datasource.read.begin.instanttime": "000"}).collect()
     with pytest.raises(Exception, match="hoodie.table.cdc.enabled"):
         pyhudi.sql(spark, f"SELECT * FROM hudi_table_changes('{path}', 'cdc', 'earliest')").collect()
+
+
+def _meta_free(image):
+    return None if image is None else tuple((k, v) for k, v in image if not k.startswith("_hoodie_"))
+
+
+@pytest.mark.parametrize("mode", ["DATA_BEFORE_AFTER", "DATA_BEFORE", "OP_KEY_ONLY"])
+def test_cow_merge_writes_hudi_cdc_log(spark, tmp_path, mode):
+    """A merge into an existing file group writes Hudi's -cdc log (CDC_DATA_BLOCK in the mode's schema), listed
+    in the write stat's cdcStats and kept by the commit; its records are the changes the CDC query returns."""
+    from pyhudi.file_group.log_block import BlockType, decode_avro_content
+    from pyhudi.file_group.log_file import read_log_file
+    path = tmp_path / f"log_{mode}"
+    options = _options(f"log_{mode.lower()}", **{"hoodie.table.cdc.supplemental.logging.mode": mode.lower()})
+    pyhudi.write(spark.createDataFrame([(1, "a", 1.0, 1, "us"), (2, "b", 2.0, 1, "us"), (3, "c", 3.0, 1, "us")],
+                                       SCHEMA), path, options)
+    second = pyhudi.write(spark.createDataFrame([(1, "a2", 5.0, 2, "us"), (4, "d", 4.0, 2, "us")], SCHEMA),
+                          path, options)
+    third = pyhudi.write(spark.createDataFrame([(2, "x", 0.0, 3, "us")], SCHEMA), path,
+                         {**options, "hoodie.datasource.write.operation": "delete"})
+    table = HudiTable.load(str(path))
+    assert table.properties.get("hoodie.table.cdc.supplemental.logging.mode") == mode
+    instants = [i.time for i in table.timeline().completed_writes()]
+    expected = _expected(spark, path, instants)
+    got = _cdc_rows(pyhudi.read(spark, path, {**CDC_READ, "hoodie.datasource.read.begin.instanttime": "000"}))
+    assert got == expected
+    for instant in (second, third):
+        meta = json.loads((path / ".hoodie" / f"{instant}.commit").read_text())
+        stats = [s for group in meta["partitionToWriteStats"].values() for s in group]
+        cdc_stats = {p: size for s in stats for p, size in (s["cdcStats"] or {}).items()}
+        assert len(cdc_stats) == 1
+        (log_path, size), = cdc_stats.items()
+        assert log_path.endswith("-cdc") and f"{instant}.log.1_" in log_path
+        assert (path / log_path).stat().st_size == size
+        blocks = list(read_log_file(_fs(), str(path / log_path)))
+        assert [b.block_type for b in blocks] == [BlockType.CDC_DATA_BLOCK]
+        assert blocks[0].header["INSTANT_TIME"] == instant
+        records = decode_avro_content(blocks[0].content, blocks[0].header["SCHEMA"]).to_pylist()
+        want = sorted((op, key, _meta_free(b), _meta_free(a)) for op, ts, key, b, a in expected if ts == instant)
+        logged = []
+        for r in records:
+            key = r.get("record_key") or str((r.get("after") or r.get("before"))["id"])
+            before = _norm(r["before"]) if mode != "OP_KEY_ONLY" else None
+            after = _norm(r["after"]) if mode == "DATA_BEFORE_AFTER" else None
+            logged.append((r["op"], key, before, after))
+        if mode != "DATA_BEFORE_AFTER":
+            want = [(op, key, b if mode == "DATA_BEFORE" else None, None) for op, key, b, _ in want]
+        assert sorted(logged) == want
+    cols = ["_hoodie_commit_time", KEY, "id", "name", "price", "ts", "region"]
+    assert rows(pyhudi.read(spark, path), cols) == rows(hudi_rs_read(path), cols)
+
+
+def _fs():
+    import pyarrow.fs as pafs
+    return pafs.LocalFileSystem()

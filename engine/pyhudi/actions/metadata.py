@@ -7,6 +7,7 @@ so every action publishes the same shape.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -19,13 +20,13 @@ OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_
 # The one stats row a writer task returns per written file (write_stat turns it into a HoodieWriteStat).
 STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
              "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string, "
-             "log_version long, base_file string, min_event_time long, max_event_time long")
+             "log_version long, base_file string, min_event_time long, max_event_time long, cdc_stats string")
 STATS_SCHEMA = pa.schema([("partition_path", pa.string()), ("file_id", pa.string()), ("path", pa.string()),
                           ("prev_commit", pa.string()), ("num_writes", pa.int64()), ("num_inserts", pa.int64()),
                           ("num_updates", pa.int64()), ("num_deletes", pa.int64()), ("file_size", pa.int64()),
                           ("min_key", pa.string()), ("max_key", pa.string()), ("log_version", pa.int64()),
                           ("base_file", pa.string()), ("min_event_time", pa.int64()),
-                          ("max_event_time", pa.int64())])
+                          ("max_event_time", pa.int64()), ("cdc_stats", pa.string())])
 
 
 def _get(row, name: str):
@@ -36,10 +37,17 @@ def _get(row, name: str):
         return None
 
 
+def _cdc_stats(row) -> dict | None:
+    """HoodieWriteStat.cdcStats: {relative -cdc log path: size} of a CDC table's merge, else null."""
+    text = _get(row, "cdc_stats")
+    return json.loads(text) if text else None
+
+
 def write_stat(row) -> dict:
     """HoodieWriteStat (HoodieDeltaWriteStat for a log file) from one task's stats row."""
     stat = {
-        "fileId": row["file_id"], "path": row["path"], "cdcStats": None, "prevCommit": row["prev_commit"],
+        "fileId": row["file_id"], "path": row["path"], "cdcStats": _cdc_stats(row),
+        "prevCommit": row["prev_commit"],
         "numWrites": row["num_writes"], "numDeletes": row["num_deletes"], "numUpdateWrites": row["num_updates"],
         "numInserts": row["num_inserts"], "totalWriteBytes": row["file_size"], "totalWriteErrors": 0,
         "tempPath": None, "partitionPath": row["partition_path"], "totalLogRecords": 0,
@@ -67,8 +75,9 @@ class CommitMetadata:
 
     @property
     def paths(self) -> set[str]:
-        """Data files (relative paths) this commit wrote."""
-        return {s["path"] for s in self.write_stats}
+        """Data files (relative paths) this commit wrote, with their CDC log files (cdcStats)."""
+        cdc_logs = {p for s in self.write_stats for p in (s.get("cdcStats") or {})}
+        return {s["path"] for s in self.write_stats} | cdc_logs
 
     def file_ids(self) -> set[str]:
         """File ids this commit wrote or replaced (what conflict resolution compares)."""

@@ -34,6 +34,13 @@ def is_cdc_query(options: Mapping | None) -> bool:
     return config.get(C.QUERY_TYPE) == "incremental" and config.get(C.INCREMENTAL_FORMAT) == "cdc"
 
 
+def cdc_logging_mode(table) -> str | None:
+    """The supplemental logging mode a write to `table` logs changes with; None when CDC is off."""
+    if table is None or str(table.properties.get(C.CDC_ENABLED.key) or "").strip().lower() != "true":
+        return None
+    return str(table.properties.get(C.CDC_LOGGING_MODE.key) or C.CDC_LOGGING_MODE.default).strip().upper()
+
+
 def check_cdc_table(table) -> str:
     """The table's supplemental logging mode; ConfigError when the table does not capture changes."""
     props = table.properties

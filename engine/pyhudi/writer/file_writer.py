@@ -68,6 +68,7 @@ class WriteContext:
     virtual_keys: object = None                # the key generator of a hoodie.populate.meta.fields=false table
     payload_ordering_field: str | None = None  # hoodie.payload.ordering.field: ordering against stored records
     event_time_field: str | None = None        # hoodie.payload.event.time.field: min/maxEventTime of the stats
+    cdc_mode: str | None = None                # hoodie.table.cdc.supplemental.logging.mode of a CDC table
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -153,11 +154,28 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
     out = write_base_file(ctx.storage, relative, table, _bloom(ctx), ctx.compression, ctx.avro_schema_json,
                           ctx.unique_columns, previous)
+    cdc_stats = _write_cdc_log(ctx, partition, file_id, token, stored, written, table) \
+        if ctx.cdc_mode and stored is not None else None
     crash_point("write.executor.after_file")
     task_failure_point("write.executor.after_file")
     return _stats([(partition, file_id, out, existing.base_instant if existing else "null",
                     result.num_inserts, result.num_updates, result.num_deletes)],
-                  event_times=_event_times(ctx, result.written))
+                  event_times=_event_times(ctx, result.written), cdc_stats=cdc_stats)
+
+
+def _write_cdc_log(ctx: WriteContext, partition: str, file_id: str, token: str, stored: pa.Table,
+                   written: pa.Table, table: pa.Table) -> str | None:
+    """A CDC table's merge also writes the change log of this file group (pyhudi.cdc.logging); its cdcStats."""
+    from pyhudi.cdc.logging import cdc_block, cdc_log_name, cdc_stats_json
+    from pyhudi.file_group.log_file import write_log_file
+    block = cdc_block(ctx.cdc_mode, ctx.instant_time, ctx.table_avro_schema_json, stored, written,
+                      table[RECORD_KEY].combine_chunks(), ctx.data_schema.names)
+    if block is None:
+        return None
+    name = cdc_log_name(file_id, ctx.instant_time, token)
+    relative = f"{partition}/{name}" if partition else name
+    create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
+    return cdc_stats_json({relative: write_log_file(ctx.storage.fs, ctx.storage.full(relative), [block])})
 
 
 def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_id: str,
@@ -208,9 +226,11 @@ def empty_stats() -> pa.Table:
 
 
 def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_version: int | None = None,
-           base_file: str | None = None, event_times: tuple = (None, None)) -> pa.Table:
+           base_file: str | None = None, event_times: tuple = (None, None),
+           cdc_stats: str | None = None) -> pa.Table:
     columns = {name: [] for name in STATS_SCHEMA.names}
     for partition, file_id, out, prev, inserts, updates, deletes in rows:
+        columns["cdc_stats"].append(cdc_stats)
         if "min_event_time" in columns:
             columns["min_event_time"].append(event_times[0])
             columns["max_event_time"].append(event_times[1])

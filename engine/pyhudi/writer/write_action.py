@@ -19,6 +19,7 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from pyhudi import config as C
+from pyhudi.cdc import cdc_logging_mode
 from pyhudi.actions.metadata import OPERATION_TYPES, STATS_DDL, CommitMetadata, write_stat
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.file_group.base_file import BloomSettings
@@ -225,7 +226,8 @@ class WriteAction:
             table_avro_schema_json=avro_json(self.avro_schema),
             unique_columns=tuple(self.keygen.record_key_fields) if len(self.keygen.record_key_fields) == 1 else (),
             virtual_keys=self.virtual_keys, payload_ordering_field=self.resolved.get(PAYLOAD_ORDERING_FIELD),
-            event_time_field=self.resolved.get(PAYLOAD_EVENT_TIME_FIELD))
+            event_time_field=self.resolved.get(PAYLOAD_EVENT_TIME_FIELD),
+            cdc_mode=None if self.is_mor else cdc_logging_mode(self.table))
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
