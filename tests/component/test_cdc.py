@@ -205,3 +205,32 @@ def test_cow_merge_writes_hudi_cdc_log(spark, tmp_path, mode):
 def _fs():
     import pyarrow.fs as pafs
     return pafs.LocalFileSystem()
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_sql_table_with_cdc_property(spark, table_type):
+    """CREATE TABLE ... TBLPROPERTIES ('hoodie.table.cdc.enabled'='true'), then SQL DML (and, for MOR, a
+    compaction, which changes no record): hudi_table_changes(<catalog name>, 'cdc', ...) equals the diff."""
+    t = f"cdc_sql_{table_type}"
+    spark.sql(f"DROP TABLE IF EXISTS {t}")
+    pyhudi.sql(spark, f"""CREATE TABLE {t} (id BIGINT, name STRING, price DOUBLE, ts BIGINT, region STRING)
+        USING hudi PARTITIONED BY (region) TBLPROPERTIES (type = '{table_type}', primaryKey = 'id',
+        preCombineField = 'ts', 'hoodie.table.cdc.enabled' = 'true')""")
+    pyhudi.sql(spark, f"INSERT INTO {t} VALUES (1, 'a', 1.0, 1, 'us'), (2, 'b', 2.0, 1, 'us'), "
+                      f"(3, 'c', 3.0, 1, 'eu')")
+    pyhudi.sql(spark, f"UPDATE {t} SET price = 9.0 WHERE id = 2")
+    pyhudi.sql(spark, f"DELETE FROM {t} WHERE id = 3")
+    from pyhudi.sqlext.query import Resolver
+    path = Resolver(spark).entry_by_name(t).location
+    if table_type == "mor":
+        assert pyhudi.compact(spark, path)
+    pyhudi.sql(spark, f"INSERT INTO {t} VALUES (4, 'd', 4.0, 2, 'eu')")
+    table = HudiTable.load(path)
+    assert table.properties.get("hoodie.table.cdc.enabled") == "true"
+    timeline = table.timeline()
+    instants = [i.time for i in timeline.completed_writes()
+                if timeline.read_metadata(i).get("operationType") != "COMPACT"]
+    assert len(instants) == 4 and len(timeline.completed_writes()) == (5 if table_type == "mor" else 4)
+    got = _cdc_rows(pyhudi.sql(spark, f"SELECT * FROM hudi_table_changes('{t}', 'cdc', 'earliest')"))
+    assert got == _expected(spark, path, instants)
+    assert sorted(op for op, *_ in got) == ["d", "i", "i", "i", "i", "u"]
