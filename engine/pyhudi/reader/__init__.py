@@ -18,8 +18,8 @@ def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFra
     from pyhudi.reader.mor_scan import can_merge_natively, merged_snapshot
 
     if is_cdc_query(options):   # Hudi's CDC rows, built in executors by the data source
-        from pyhudi.cdc.plan import check_cdc_query
-        check_cdc_query(str(path), options)
+        from pyhudi.cdc.plan import plan_changes
+        plan_changes(str(path), options)   # refusals as PyHudiError here (Spark would wrap them); metadata only
         return spark.read.format("hudi").options(**(options or {})).load(str(path))
     plan = plan_scan(str(path), options)
     if plan.needs_merge:
