@@ -251,3 +251,22 @@ def test_cdc_over_cleaned_files_is_refused(spark, tmp_path):
     got = _cdc_rows(pyhudi.read(spark, path, {**CDC_READ, "hoodie.datasource.read.begin.instanttime": instants[-2]}))
     assert [(op, ts, key) for op, ts, key, *_ in got] == [("u", instants[-1], "1"), ("u", instants[-1], "2")]
     assert [dict(b)["name"] for *_, b, a in got] == ["v2", "w2"] and [dict(a)["name"] for *_, a in got] == ["v3", "w3"]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_replace_operations(spark, tmp_path, table_type):
+    """insert_overwrite_table and delete_partitions (replacecommits): every record of a replaced file group is
+    a delete, the new file groups' records inserts (Hudi's REPLACE_COMMIT and BASE_FILE_INSERT cases)."""
+    path = tmp_path / f"replace_{table_type}"
+    options = _options(f"replace_{table_type.lower()}", table_type)
+    pyhudi.write(spark.createDataFrame([(1, "a", 1.0, 1, "us"), (2, "b", 2.0, 1, "eu"), (3, "c", 3.0, 1, "asia")],
+                                       SCHEMA), path, options)
+    pyhudi.write(spark.createDataFrame([(2, "b2", 2.5, 2, "eu")], SCHEMA), path, options)   # a log file on MOR
+    table_over = pyhudi.write(spark.createDataFrame([(2, "b3", 7.0, 3, "eu"), (5, "e", 5.0, 3, "us")], SCHEMA),
+                              path, {**options, "hoodie.datasource.write.operation": "insert_overwrite_table"})
+    dropped = pyhudi.delete_partitions(spark, path, ["eu"], options)
+    got = _cdc_rows(pyhudi.read(spark, path, {**CDC_READ, "hoodie.datasource.read.begin.instanttime": "000"}))
+    over = sorted((op, key, (dict(a or b))["name"]) for op, ts, key, b, a in got if ts == table_over)
+    assert over == [("d", "1", "a"), ("d", "2", "b2"), ("d", "3", "c"), ("i", "2", "b3"), ("i", "5", "e")]
+    assert [(op, key) for op, ts, key, *_ in got if ts == dropped] == [("d", "2")]
+    assert sum(1 for r in got if r[0] == "u") == 1
