@@ -25,8 +25,10 @@ COMMIT_TIME = "_hoodie_commit_time"
 SliceReader = Callable[[object, frozenset], pa.Table]
 
 
-def task_changes(task: CdcTask, read_slice: SliceReader) -> pa.Table:
+def task_changes(task: CdcTask, read_slice: SliceReader, storage=None, mode: str = "DATA_BEFORE_AFTER") -> pa.Table:
     """The CDC rows of one task."""
+    if task.cdc_logs and storage is not None:
+        return _as_is(task, read_slice, storage, mode)
     before = read_slice(task.before, task.before_instants) if task.before is not None else None
     if task.replaced:
         return _rows(DELETE, task.instant, before, None) if before is not None else CDC_SCHEMA.empty_table()
@@ -49,6 +51,39 @@ def task_changes(task: CdcTask, read_slice: SliceReader) -> pa.Table:
     return pa.concat_tables([_rows(INSERT, task.instant, None, inserted),
                              _rows(UPDATE, task.instant, previous, updated),
                              _rows(DELETE, task.instant, deleted, None)])
+
+
+def _as_is(task: CdcTask, read_slice: SliceReader, storage, mode: str) -> pa.Table:
+    """Hudi's AS_IS case: the changes as the commit's -cdc log holds them. DATA_BEFORE_AFTER logs hold both
+    images (the record without meta fields); DATA_BEFORE logs the before image, the after image comes from the
+    group's slice as of the commit."""
+    from pyhudi.cdc.plan import cdc_log_records
+    records = cdc_log_records(storage, task.cdc_logs)
+    if records is None or not records.num_rows:
+        return CDC_SCHEMA.empty_table()
+    n = records.num_rows
+    before = _json_struct(records["before"])
+    if mode == "DATA_BEFORE_AFTER":
+        after = _json_struct(records["after"])
+    else:
+        current = read_slice(task.after, task.after_instants) if task.after is not None else None
+        after = pa.nulls(n, pa.string())
+        if current is not None and current.num_rows:
+            images = _json(current)
+            at = pc.index_in(records["record_key"].combine_chunks(), value_set=current[KEY].combine_chunks())
+            keep = pc.not_equal(records["op"].combine_chunks(), DELETE).fill_null(False)
+            after = pc.if_else(keep, images.take(at), pa.scalar(None, pa.string()))   # a missing key: null
+    return pa.Table.from_arrays([records["op"].cast(pa.string()), pa.repeat(pa.scalar(task.instant), n),
+                                 before, after], schema=CDC_SCHEMA)
+
+
+def _json_struct(column: pa.ChunkedArray) -> pa.Array:
+    """A struct column's rows as JSON objects; null where the struct is null."""
+    array = column.combine_chunks()
+    if array.null_count == len(array):
+        return pa.nulls(len(array), pa.string())
+    flat = pa.Table.from_arrays(array.flatten(), names=[f.name for f in array.type])
+    return pc.if_else(array.is_valid(), _json(flat), pa.scalar(None, pa.string()))
 
 
 def _rows(op: str, instant: str, before: pa.Table | None, after: pa.Table | None) -> pa.Table:

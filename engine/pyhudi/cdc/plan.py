@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from pyhudi import config as C
 from pyhudi.cdc import check_cdc_table
-from pyhudi.errors import ConfigError, TimelineError
+import pyarrow as pa
+
+from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.model import FileSlice
 from pyhudi.table import HudiTable
 from pyhudi.timeline import REPLACE_COMMIT, normalize_instant_argument
@@ -33,6 +35,7 @@ class CdcTask:
     before_instants: frozenset       # completed writes whose log blocks count in `before`
     after_instants: frozenset
     replaced: bool = False
+    cdc_logs: tuple = ()             # the commit's -cdc logs of this group (cdcStats): read as they are (AS_IS)
 
 
 @dataclass
@@ -86,8 +89,10 @@ def plan_changes(path: str, options: dict | None) -> CdcPlan:
         for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
             for file_id in dict.fromkeys(s["fileId"] for s in stats):
                 key = (partition, file_id)
+                logs = tuple(p for s in stats if s["fileId"] == file_id for p in (s.get("cdcStats") or {})) \
+                    if mode != "OP_KEY_ONLY" else ()   # op_key_only logs hold no image: inferred all the same
                 tasks.append(CdcTask(instant.time, partition, file_id, before_by_id.get(key),
-                                     after_by_id.get(key), before_visible, after_visible))
+                                     after_by_id.get(key), before_visible, after_visible, cdc_logs=logs))
         if instant.action == REPLACE_COMMIT:
             for partition, file_ids in (meta.get("partitionToReplaceFileIds") or {}).items():
                 for file_id in file_ids:
@@ -96,6 +101,20 @@ def plan_changes(path: str, options: dict | None) -> CdcPlan:
                         tasks.append(CdcTask(instant.time, partition, file_id, before, None, before_visible,
                                              after_visible, replaced=True))
     return CdcPlan(table, mode, begin, end, tasks)
+
+
+def cdc_log_records(storage, paths) -> pa.Table:
+    """The records of a commit's -cdc logs (CDC_DATA_BLOCKs, in their SCHEMA header's Avro schema)."""
+    from pyhudi.file_group.log_block import BlockType, decode_avro_content
+    from pyhudi.file_group.log_file import read_log_file
+    tables = []
+    for path in paths:
+        for block in read_log_file(storage.fs, storage.full(path)):
+            if block.block_type != BlockType.CDC_DATA_BLOCK:
+                raise CorruptFileError(f"CDC log {path} holds a {block.block_type.name} block; expected "
+                                       "CDC_DATA_BLOCK")
+            tables.append(decode_avro_content(block.content, block.header.get("SCHEMA")))
+    return pa.concat_tables(tables, promote_options="permissive") if tables else None
 
 
 def _check_files_kept(table: HudiTable, instant: str, meta: dict, before_by_id: dict, after_view) -> None:

@@ -127,6 +127,7 @@ class CdcPartition(InputPartition):
     ordering_field: str | None = None
     payload_class: str | None = None
     committed_before: str | None = None
+    mode: str = "DATA_BEFORE_AFTER"
 
 
 class CdcReader(DataSourceReader):
@@ -148,7 +149,8 @@ class CdcReader(DataSourceReader):
         from pyhudi.merge import OVERWRITE_WITH_LATEST
         payload = props.get("hoodie.compaction.payload.class") or OVERWRITE_WITH_LATEST
         start = plan.table.view().timeline_start
-        return [CdcPartition(base_uri, t, schema, props.precombine_field, payload, start) for t in plan.tasks]
+        return [CdcPartition(base_uri, t, schema, props.precombine_field, payload, start, plan.mode)
+                for t in plan.tasks]
 
     def read(self, partition: CdcPartition):
         if partition.task is None:
@@ -163,4 +165,4 @@ class CdcReader(DataSourceReader):
                                    ordering_field=partition.ordering_field, payload_class=partition.payload_class,
                                    committed_before=partition.committed_before)
 
-        yield from task_changes(partition.task, read_slice).to_batches()
+        yield from task_changes(partition.task, read_slice, storage, partition.mode).to_batches()
