@@ -4,6 +4,8 @@ The before image is the record in the group's slice before the commit, the after
 commit (base file merged with its log files). A key only after is an insert, only before a delete (a replaced
 group: all its records), in both and rewritten by the commit (its _hoodie_commit_time is the commit) an update.
 Images are JSON objects of every table column, meta columns included, as Hudi's Spark CDC relation writes them.
+Where the commit wrote a -cdc log for the group (a copy-on-write merge), the rows come from that log instead
+(Hudi's AS_IS case; its images hold the record without meta fields, as in Hudi).
 """
 
 from __future__ import annotations
