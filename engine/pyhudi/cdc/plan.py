@@ -18,7 +18,7 @@ import pyarrow as pa
 from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.model import FileSlice
 from pyhudi.table import HudiTable
-from pyhudi.timeline import REPLACE_COMMIT, normalize_instant_argument
+from pyhudi.timeline import REPLACE_COMMIT, has_archived_instants, normalize_instant_argument
 
 NO_DATA_CHANGE = {"compact", "cluster", "log_compact"}   # operationType values (lowercase) that move records
 
@@ -68,6 +68,12 @@ def plan_changes(path: str, options: dict | None) -> CdcPlan:
     writes = timeline.completed_writes()
     in_range = [i for i in writes if i.time > begin and (end is None or i.time <= end)]
     end = end or (in_range[-1].time if in_range else begin)
+    start = next((i.time for i in writes), None)
+    if start is not None and begin < start and begin != "000" and has_archived_instants(
+            table.storage, table.properties.get("hoodie.archivelog.folder") or "archived"):
+        raise TimelineError(f"CDC query on {table.name}: begin instant {begin} is older than the active timeline "
+                            f"(starts at {start}; older commits are archived), so their changes cannot be read; "
+                            "start the query at or after the first active instant")
     views: dict[str, dict] = {}
 
     def slices(as_of: str | None) -> tuple[dict, object]:
