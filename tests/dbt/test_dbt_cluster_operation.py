@@ -13,7 +13,7 @@ from support import hudi_rs_read, rows
 
 pytestmark = pytest.mark.spark
 
-# every run inserts new ids into new file groups (small.file.limit 0): one small file per run and partition
+# every run inserts new ids into new file groups (small.file.limit 0): small files in every partition
 EVENTS = """
 {{ config(materialized='incremental', incremental_strategy='append', partition_by=['region'],
           options={'hoodie.parquet.small.file.limit': '0'}) }}
@@ -38,7 +38,9 @@ class TestClusterOperation:
         path = catalog.lookup(spark, None, project.test_schema, "events").location
         before = rows(hudi_rs_read(path), ["id", "value", "region"])
         assert len(before) == 9
-        assert len(HudiTable.load(path).view().latest_base_files()) == 6
+        # at least one small file per run and partition (the first run's CTAS is a bulk_insert under Hudi's sort
+        # mode NONE: one file per write task and partition)
+        assert len(HudiTable.load(path).view().latest_base_files()) >= 6
 
         run_dbt(["run-operation", "cluster", "--args", "{table: events, order: value}"])
         files = HudiTable.load(path).view().latest_base_files()
