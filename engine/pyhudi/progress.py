@@ -127,9 +127,3 @@ def log_commit(action: str, path: str, instant: str, started: float, write_stats
     """Log the commit's summary line (INFO on the `pyhudi` logger); `started` is a time.monotonic() reading."""
     logger.info(commit_summary(action, path, instant, time.monotonic() - started, write_stats, extra))
 
-
-def write_stats_of(metadata) -> list[dict]:
-    """The write stats of a service's commit metadata (Hudi's JSON as a dict, or a CommitMetadata)."""
-    if isinstance(metadata, dict):
-        return [s for stats in (metadata.get("partitionToWriteStats") or {}).values() for s in stats]
-    return list(getattr(metadata, "write_stats", None) or [])

@@ -5,11 +5,9 @@ these; the action itself is pyhudi.services.clustering."""
 
 from __future__ import annotations
 
-import time
 import warnings
 
 from pyhudi import config as C
-from pyhudi import progress
 from pyhudi.errors import ConfigError, TimelineError
 from pyhudi.services import clustering as action
 from pyhudi.services.clustering_strategy import ClusteringOptions
@@ -85,10 +83,7 @@ def cluster(spark, path, op: str = "scheduleAndExecute", instant_time: str | lis
             targets = []
     if operation in ("execute", "scheduleAndExecute"):
         for target in targets:
-            started = time.monotonic()
-            with progress.tracked(spark, f"clustering {table.name}"):
-                metadata = action.execute_plan(spark, table, table.timeline(), target, opts, _commit_guard(table, raw))
-            progress.log_commit("clustering", table.storage.base_uri, target, started, progress.write_stats_of(metadata))
+            action.execute_plan(spark, table, table.timeline(), target, opts, _commit_guard(table, raw))
     return targets
 
 

@@ -4,11 +4,9 @@ rollback that leaves live writes alone) around the compaction action's schedulin
 
 from __future__ import annotations
 
-import time
 import warnings
 
 from pyhudi import config as C
-from pyhudi import progress
 from pyhudi.errors import ConfigError, TimelineError
 from pyhudi.services import compaction as action
 from pyhudi.services.compaction_plan import CompactionOptions
@@ -68,10 +66,7 @@ def compact(spark, path, op: str = "scheduleAndExecute", instant_time: str | Non
             if scheduled:
                 targets = [scheduled]
     for target in targets:
-        started = time.monotonic()
-        with progress.tracked(spark, f"compaction {table.name}"):
-            metadata = action.execute_plan(spark, table, table.timeline(), target, opts)
-        progress.log_commit("compaction", table.storage.base_uri, target, started, progress.write_stats_of(metadata))
+        action.execute_plan(spark, table, table.timeline(), target, opts)
     return targets
 
 

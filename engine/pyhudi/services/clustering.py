@@ -24,10 +24,12 @@ Inline clustering (`hoodie.clustering.inline`): after a commit, schedule when at
 from __future__ import annotations
 
 import contextlib
+import time
 
 import pyarrow as pa
 
 from pyhudi import config as C
+from pyhudi import progress
 from pyhudi.actions.commit import InstantCommit
 from pyhudi.actions.metadata import CommitMetadata
 from pyhudi.actions.spark_jobs import collect_or_raise
@@ -101,12 +103,14 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
         InstantCommit(storage, requested).abort()
         raise _stale_plan_error(t, where, stale)
     ctx, schema_json, sort_columns = _context(table, timeline, t, plan, opts)
+    started = time.monotonic()
     commit = InstantCommit(storage, requested, keep_plan=True)
     commit.start()
     try:
         crash_point("clustering.after_inflight")
         records = records_frame(spark, plan, ctx)
-        stats = clustering_stats(collect_or_raise(write_frame(records, plan, ctx, sort_columns)))
+        with progress.tracked(spark, f"clustering {table.name}"):
+            stats = clustering_stats(collect_or_raise(write_frame(records, plan, ctx, sort_columns)))
         replaced: dict[str, list[str]] = {}
         for partition, file_id in sorted(plan.file_groups):
             replaced.setdefault(partition, []).append(file_id)
@@ -122,6 +126,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
         commit.abort()   # back to the requested plan (or nothing, on a conflict); nothing once completed
         raise
     commit.finish()
+    progress.log_commit("clustering", storage.base_uri, t, started, metadata.write_stats)
     return metadata.to_json()
 
 

@@ -31,9 +31,12 @@ follows the commit protocol (pyhudi.actions.commit) with `keep_plan`: an abort r
 from __future__ import annotations
 
 
+import time
+
 import pyarrow as pa
 
 from pyhudi import config as C
+from pyhudi import progress
 from pyhudi.actions.commit import InstantCommit
 from pyhudi.actions.metadata import CommitMetadata
 from pyhudi.actions.spark_jobs import collect_or_raise
@@ -165,12 +168,14 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
         compression=opts.config.get(C.PARQUET_COMPRESSION),
         avro_schema_json=avro_json(with_meta_fields_avro(avro)))
 
+    started = time.monotonic()
     commit = InstantCommit(storage, requested, keep_plan=True)
     commit.start()
     try:
         crash_point("compaction.after_inflight")
         frame = operations_frame(spark, plan, ctx)
-        stats = [compaction_stat(row) for row in collect_or_raise(frame)] if frame is not None else []
+        with progress.tracked(spark, f"compaction {table.name}"):
+            stats = [compaction_stat(row) for row in collect_or_raise(frame)] if frame is not None else []
         extra = {"schema": schema_json or avro_json(avro)}
         extra.update(plan.extra_metadata or {})
         metadata = CommitMetadata(COMPACT_OPERATION_TYPE, stats, extra, compacted=True)
@@ -180,6 +185,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
         commit.abort()   # back to the requested plan; nothing once the commit exists
         raise
     commit.finish()
+    progress.log_commit("compaction", storage.base_uri, t, started, metadata.write_stats)
     return metadata.to_json()
 
 
