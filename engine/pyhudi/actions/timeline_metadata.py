@@ -5,6 +5,7 @@ cleaner's window, restore checks savepoints. Here so that no action imports anot
 from __future__ import annotations
 
 from pyhudi.actions import avro_metadata as avro
+from pyhudi.file_group.naming import partition_file
 from pyhudi.storage import Storage
 from pyhudi.timeline import CLEAN, METAFOLDER, SAVEPOINT, Instant, State, Timeline
 
@@ -58,7 +59,7 @@ def savepointed_files(storage: Storage, timeline: Timeline) -> set[str]:
     for instant in timeline.completed([SAVEPOINT]):
         for partition, meta in (savepoint_metadata(storage, instant.time).get("partitionMetadata") or {}).items():
             for name in meta.get("savepointDataFile") or []:
-                pinned.add(f"{partition}/{name}" if partition else name)
+                pinned.add(partition_file(partition, name))
     return pinned
 
 

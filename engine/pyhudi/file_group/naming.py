@@ -53,6 +53,11 @@ def parse_log_file_name(name: str) -> tuple[str, str, int, str] | None:
     return match["file_id"], match["instant"], int(match["version"]), match["token"] or ""
 
 
+def partition_file(partition: str, name: str) -> str:
+    """A file's path relative to the table base: `<partition>/<name>`, or the name alone when non-partitioned."""
+    return f"{partition}/{name}" if partition else name
+
+
 def partition_of(relative_path: str) -> str:
     """Partition path of a file path relative to the table base ('' for non-partitioned tables)."""
     return relative_path.rsplit("/", 1)[0] if "/" in relative_path else ""

@@ -29,7 +29,7 @@ from pyhudi.actions.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOU
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
 from pyhudi.actions.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
                                               read_cleaner_plan, savepointed_files)
-from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
+from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_file, partition_of
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
 from pyhudi.timeline import COMPACTION, REPLACE_COMMIT, Instant, Timeline
@@ -96,10 +96,6 @@ def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOption
             partitions.update((meta.get("partitionToWriteStats") or {}).keys())
             partitions.update((meta.get("partitionToReplaceFileIds") or {}).keys())
     return partitions
-
-
-def partition_file(partition: str, name: str) -> str:
-    return f"{partition}/{name}" if partition else name
 
 
 def _list_data_files(table: HudiTable, timeline: Timeline, partitions: Iterable[str] | None) -> dict[str, list[str]]:

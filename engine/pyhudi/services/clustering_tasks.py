@@ -17,7 +17,7 @@ from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_DDL, STATS_SCHEMA, write_stat
 from pyhudi.actions.spark_jobs import task_token
 from pyhudi.file_group.base_file import BloomSettings, write_base_file
-from pyhudi.file_group.naming import base_file_name, new_file_id
+from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.services.clustering_plan import ClusteringPlan
 from pyhudi.services.compaction_tasks import plan_file_slice
 from pyhudi.storage import Storage
@@ -129,7 +129,7 @@ def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:
     partition = records["_hoodie_partition_path"][0].as_py() or ""
     file_id = new_file_id()
     name = base_file_name(file_id, token, ctx.instant_time)
-    relative = f"{partition}/{name}" if partition else name
+    relative = partition_file(partition, name)
     columns = []
     for fld in ctx.schema:
         if fld.name == "_hoodie_file_name":

@@ -25,7 +25,7 @@ from pyspark.sql import DataFrame
 from pyhudi.actions.markers import create_marker
 from pyhudi.actions.spark_jobs import task_token
 from pyhudi.file_group.base_file import write_base_file
-from pyhudi.file_group.naming import base_file_name, new_file_id
+from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.testing import crash_point, task_failure_point
 from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import PARTITION_PATH, RECORD_KEY, WriteContext, _bloom, _stats, stamp_meta
@@ -82,7 +82,7 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
         table = pa.concat_tables(file.pieces)
         file_id = new_file_id()
         name = base_file_name(file_id, token, ctx.instant_time)
-        relative = f"{partition}/{name}" if partition else name
+        relative = partition_file(partition, name)
         stamped = stamp_meta(table, ctx, name, partition_id)
         if ctx.virtual_keys is not None:
             stamped = virtual_keys.blank_meta(stamped, name)
