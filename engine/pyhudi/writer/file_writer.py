@@ -18,7 +18,7 @@ from pyhudi.actions.metadata import STATS_SCHEMA
 from pyhudi.actions.spark_jobs import task_token
 from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile,
                                          read_base_file_and_footer, write_base_file)
-from pyhudi.file_group.naming import base_file_name
+from pyhudi.file_group.naming import base_file_name, partition_file
 from pyhudi.index.virtual import with_keys
 from pyhudi.merge import delete_mask, event_time_range, keep_latest_per_key, merge_file_group, payload_of
 from pyhudi.storage import Storage
@@ -146,7 +146,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
         previous = PreviousFilter(footer, added.combine_chunks() if isinstance(added, pa.ChunkedArray) else added)
 
     name = base_file_name(file_id, token, ctx.instant_time)
-    relative = f"{partition}/{name}" if partition else name
+    relative = partition_file(partition, name)
     written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id)
     table = pa.concat_tables([result.kept, written]) if result.kept is not None else written
     if ctx.virtual_keys is not None:
@@ -173,7 +173,7 @@ def _write_cdc_log(ctx: WriteContext, partition: str, file_id: str, token: str, 
     if block is None:
         return None
     name = cdc_log_name(file_id, ctx.instant_time, token)
-    relative = f"{partition}/{name}" if partition else name
+    relative = partition_file(partition, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
     return cdc_stats_json({relative: write_log_file(ctx.storage.fs, ctx.storage.full(relative), [block])})
 
@@ -202,7 +202,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
                 zip(removed[RECORD_KEY].to_pylist(), removed[PARTITION_PATH].to_pylist(), ordering)]
         blocks.append(delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.table_avro_schema_json))
     name = log_file_name(file_id, state.log_base_instant, state.next_log_version, token)
-    relative = f"{partition}/{name}" if partition else name
+    relative = partition_file(partition, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "APPEND")
     size = write_log_file(ctx.storage.fs, ctx.storage.full(relative), blocks)
     crash_point("write.executor.after_file")
@@ -231,9 +231,8 @@ def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_ver
     columns = {name: [] for name in STATS_SCHEMA.names}
     for partition, file_id, out, prev, inserts, updates, deletes in rows:
         columns["cdc_stats"].append(cdc_stats)
-        if "min_event_time" in columns:
-            columns["min_event_time"].append(event_times[0])
-            columns["max_event_time"].append(event_times[1])
+        columns["min_event_time"].append(event_times[0])
+        columns["max_event_time"].append(event_times[1])
         columns["log_version"].append(log_version)
         columns["base_file"].append(base_file)
         for name, value in (("partition_path", partition), ("file_id", file_id), ("path", out.path),
