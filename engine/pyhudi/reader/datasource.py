@@ -146,10 +146,8 @@ class CdcReader(DataSourceReader):
             return [CdcPartition(base_uri, None)]
         schema = table_schema(plan.table)
         props = plan.table.properties
-        from pyhudi.merge import OVERWRITE_WITH_LATEST
-        payload = props.get("hoodie.compaction.payload.class") or OVERWRITE_WITH_LATEST
         start = plan.table.view().timeline_start
-        return [CdcPartition(base_uri, t, schema, props.precombine_field, payload, start, plan.mode)
+        return [CdcPartition(base_uri, t, schema, props.precombine_field, props.payload_class, start, plan.mode)
                 for t in plan.tasks]
 
     def read(self, partition: CdcPartition):

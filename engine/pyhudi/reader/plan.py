@@ -46,8 +46,7 @@ class ScanPlan:
 
     @property
     def payload_class(self) -> str:
-        from pyhudi.merge import OVERWRITE_WITH_LATEST
-        return self.table.properties.get("hoodie.compaction.payload.class") or OVERWRITE_WITH_LATEST
+        return self.table.properties.payload_class
 
 
 def plan_scan(path: str, options: dict | None = None) -> ScanPlan:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Mapping
 
+from pyhudi.config import PAYLOAD_CLASS
 from pyhudi.errors import CorruptFileError
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
@@ -151,6 +152,12 @@ class TableProperties:
     @property
     def precombine_field(self) -> str | None:
         return self.values.get("hoodie.table.precombine.field") or None
+
+    @property
+    def payload_class(self) -> str:
+        """The payload that merges log records with base records (hoodie.compaction.payload.class), Hudi's
+        default when the table does not name one."""
+        return self.values.get("hoodie.compaction.payload.class") or PAYLOAD_CLASS.default
 
     @property
     def keygen_class(self) -> str | None:
