@@ -148,6 +148,11 @@ def _sequence(payload):
     return payload, [(payload, BATCH1), (payload, BATCH2), (payload, BATCH3)]
 
 
+def _write_sequence(spark, path, name, table_type, sequence) -> None:
+    for write_payload, batch in sequence:
+        _write(spark, path, _options(name, table_type, write_payload), batch)
+
+
 PAYLOAD_NAMES = [OVERWRITE_WITH_LATEST, DEFAULT_PAYLOAD, EVENT_TIME_PAYLOAD, EMPTY_PAYLOAD, OVERWRITE_NON_DEFAULTS,
                  PARTIAL_UPDATE]
 
@@ -156,8 +161,7 @@ PAYLOAD_NAMES = [OVERWRITE_WITH_LATEST, DEFAULT_PAYLOAD, EVENT_TIME_PAYLOAD, EMP
 def test_cow_payload_sequence(spark, tmp_path, payload):
     path = tmp_path / "t"
     table_payload, sequence = _sequence(payload)
-    for write_payload, batch in sequence:
-        _write(spark, path, _options("cow_payload", "COPY_ON_WRITE", write_payload), batch)
+    _write_sequence(spark, path, "cow_payload", "COPY_ON_WRITE", sequence)
     expected = expected_cow(sequence)
     assert sorted(rows(pyhudi.read(spark, str(path)), COLUMNS), key=repr) == expected
     assert sorted(rows(hudi_rs_read(path), COLUMNS), key=repr) == expected
@@ -167,8 +171,7 @@ def test_cow_payload_sequence(spark, tmp_path, payload):
 def test_mor_payload_sequence_snapshot_and_compaction(spark, tmp_path, payload):
     path = tmp_path / "t"
     table_payload, sequence = _sequence(payload)
-    for write_payload, batch in sequence:
-        _write(spark, path, _options("mor_payload", "MERGE_ON_READ", write_payload), batch)
+    _write_sequence(spark, path, "mor_payload", "MERGE_ON_READ", sequence)
     assert glob.glob(str(path / "x" / ".*.log.*")), "the updates must be log files"
     expected = expected_mor(table_payload, sequence)
     native = sorted(rows(pyhudi.read(spark, str(path)), COLUMNS), key=repr)
