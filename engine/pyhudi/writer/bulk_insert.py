@@ -28,7 +28,7 @@ from pyhudi.file_group.base_file import write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.testing import crash_point, task_failure_point
 from pyhudi.writer import virtual_keys
-from pyhudi.writer.file_writer import PARTITION_PATH, RECORD_KEY, WriteContext, _bloom, _stats, stamp_meta
+from pyhudi.writer.file_writer import PARTITION_PATH, RECORD_KEY, WriteContext, footer_bloom, stats_table, stamp_meta
 
 SORT_MODES = ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
               "PARTITION_PATH_REPARTITION_AND_SORT")
@@ -87,7 +87,7 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
         if ctx.virtual_keys is not None:
             stamped = virtual_keys.blank_meta(stamped, name)
         create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
-        out = write_base_file(ctx.storage, relative, stamped, _bloom(ctx), ctx.compression, ctx.avro_schema_json,
+        out = write_base_file(ctx.storage, relative, stamped, footer_bloom(ctx), ctx.compression, ctx.avro_schema_json,
                               ctx.unique_columns)
         crash_point("write.executor.after_file")
         task_failure_point("write.executor.after_file")
@@ -117,7 +117,7 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
     for partition in list(pending):
         close(partition)
     if stats:
-        yield from _stats(stats).to_batches()
+        yield from stats_table(stats).to_batches()
 
 
 def _partition_runs(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:

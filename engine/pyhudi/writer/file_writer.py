@@ -112,7 +112,7 @@ def _align_stored(stored: pa.Table, data_schema: pa.Schema, keygen=None) -> pa.T
     return pa.Table.from_arrays(meta + data, schema=_with_meta(data_schema))
 
 
-def _bloom(ctx: WriteContext) -> BloomSettings | None:
+def footer_bloom(ctx: WriteContext) -> BloomSettings | None:
     """The footer bloom filter settings; none for virtual keys (Hudi writes no filter without meta fields)."""
     return None if ctx.virtual_keys is not None else ctx.bloom
 
@@ -137,7 +137,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     result = merge_file_group(stored, incoming, deletes, ctx.payload_class,
                               ctx.payload_ordering_field or ctx.ordering_field)
     if not (result.num_updates or result.num_inserts or result.num_deletes):   # e.g. deletes of unknown keys
-        return _stats([])
+        return stats_table([])
     previous = None
     if footer is not None and ctx.virtual_keys is None:   # the old filter plus the new keys (see PreviousFilter)
         added = result.written[RECORD_KEY]
@@ -152,13 +152,13 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     if ctx.virtual_keys is not None:
         table = virtual_keys.blank_meta(table, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
-    out = write_base_file(ctx.storage, relative, table, _bloom(ctx), ctx.compression, ctx.avro_schema_json,
+    out = write_base_file(ctx.storage, relative, table, footer_bloom(ctx), ctx.compression, ctx.avro_schema_json,
                           ctx.unique_columns, previous)
     cdc_stats = _write_cdc_log(ctx, partition, file_id, token, stored, written, table) \
         if ctx.cdc_mode and stored is not None else None
     crash_point("write.executor.after_file")
     task_failure_point("write.executor.after_file")
-    return _stats([(partition, file_id, out, existing.base_instant if existing else "null",
+    return stats_table([(partition, file_id, out, existing.base_instant if existing else "null",
                     result.num_inserts, result.num_updates, result.num_deletes)],
                   event_times=_event_times(ctx, result.written), cdc_stats=cdc_stats)
 
@@ -209,7 +209,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     task_failure_point("write.executor.after_file")
     out = WrittenFile(relative, updates.num_rows, size, None, None)
     base_name = state.base_path.rsplit("/", 1)[-1] if state.base_path else ""
-    return _stats([(partition, file_id, out, state.log_base_instant, 0, updates.num_rows, removed.num_rows)],
+    return stats_table([(partition, file_id, out, state.log_base_instant, 0, updates.num_rows, removed.num_rows)],
                   log_version=state.next_log_version, base_file=base_name, event_times=_event_times(ctx, updates))
 
 
@@ -222,12 +222,13 @@ def _event_times(ctx: WriteContext, written: pa.Table) -> tuple:
 
 def empty_stats() -> pa.Table:
     """The stats of a task that wrote nothing."""
-    return _stats([])
+    return stats_table([])
 
 
-def _stats(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_version: int | None = None,
-           base_file: str | None = None, event_times: tuple = (None, None),
-           cdc_stats: str | None = None) -> pa.Table:
+def stats_table(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_version: int | None = None,
+                base_file: str | None = None, event_times: tuple = (None, None),
+                cdc_stats: str | None = None) -> pa.Table:
+    """One STATS_SCHEMA row per written file (the writers' tasks return these; bulk_insert's too)."""
     columns = {name: [] for name in STATS_SCHEMA.names}
     for partition, file_id, out, prev, inserts, updates, deletes in rows:
         columns["cdc_stats"].append(cdc_stats)
