@@ -65,7 +65,29 @@ def test_other_errors_stay_sparks(spark):
 
 
 def test_original_error_ignores_non_pyhudi_classes():
+    wire = errors.WIRE_PREFIX + '{{"class": "{}", "message": "bad key", "fields": {{"field": "id"}}}}'
     assert original_error(RuntimeError("Traceback...\nos.error: x\n")) is None
-    assert original_error(RuntimeError("Traceback...\npyhudi.errors.NoSuchClass: x\n")) is None
-    found = original_error(RuntimeError("Traceback...\npyhudi.errors.ConfigError: bad key\n\nJVM stacktrace:\n..."))
-    assert type(found) is errors.ConfigError and str(found) == "bad key"
+    assert original_error(RuntimeError("Traceback...\n" + wire.format("os.OSError"))) is None
+    assert original_error(RuntimeError("Traceback...\n" + wire.format("pyhudi.errors.NoSuchClass"))) is None
+    assert original_error(RuntimeError("Traceback...\npyhudi.errors.ConfigError: bad key\n")) is None  # text only
+    found = original_error(RuntimeError("Traceback...\n" + wire.format("pyhudi.errors.ConfigError")
+                                        + "\n\nJVM stacktrace:\n..."))
+    assert type(found) is errors.ConfigError and str(found) == "bad key" and found.fields == {"field": "id"}
+
+
+def test_bad_record_in_an_executor_keeps_class_and_fields(spark, tmp_path):
+    """A null record key found while a write's task generates keys: the driver gets RecordKeyError with the
+    table, field and row count the task saw (not a Spark error to read)."""
+    import pyhudi
+    path = str(tmp_path / "t")
+    options = {"hoodie.table.name": "carrier", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.precombine.field": "ts"}
+    pyhudi.write(spark.createDataFrame([(1, 1)], "id long, ts long"), path, options)
+    bad = spark.createDataFrame([(None, 2), (None, 2), (3, 2)], "id long, ts long").repartition(1)
+    with pytest.raises(errors.RecordKeyError) as info:
+        pyhudi.write(bad, path, options)
+    assert errors.WIRE_PREFIX in str(info.value.__context__)   # it crossed from a task as Spark's error text
+    fields = info.value.fields
+    assert (fields["table"], fields["field"], fields["rows"]) == ("carrier", "id", 2)
+    assert "'id' is null or empty in 2 of 3 rows" in str(info.value)
+    assert pyhudi.read(spark, path).count() == 1

@@ -3,38 +3,16 @@ inside an executor back into the same error; in a task, the write token that nam
 
 from __future__ import annotations
 
-import importlib
-import re
-
 from pyspark.sql import DataFrame
 
-from pyhudi.errors import PyHudiError
+from pyhudi.errors import PyHudiError, decode_error
 from pyhudi.file_group.naming import write_token
-
-# The last line(s) of a Python traceback as Spark forwards it: `<module>.<Class>: <message>`, up to a blank line,
-# Spark's JVM stack trace or the end of the text.
-_ERROR_PATTERN = re.compile(r"^(pyhudi(?:\.\w+)*)\.(\w+): (.*?)(?=\n\s*\n|\n\s*JVM stacktrace:|\n\tat |\Z)",
-                            re.MULTILINE | re.DOTALL)
 
 
 def original_error(exc: BaseException) -> PyHudiError | None:
-    """The PyHudiError an executor raised, rebuilt from the Spark error that carries its traceback (the last one
-    the traceback names: the error raised, not one it was raised from); None when there is none."""
-    found = None
-    for module_name, class_name, message in _ERROR_PATTERN.findall(str(exc)):
-        try:
-            cls = getattr(importlib.import_module(module_name), class_name, None)
-        except ImportError:
-            continue
-        if isinstance(cls, type) and issubclass(cls, PyHudiError):
-            found = (cls, message.strip())
-    if found is None:
-        return None
-    cls, message = found
-    try:
-        return cls(message)
-    except Exception:  # noqa: BLE001 - a subclass with another constructor: keep the message, lose the subclass
-        return PyHudiError(message)
+    """The PyHudiError an executor raised, decoded from the wire line its task added to the traceback text Spark
+    forwards (pyhudi.errors: class, message and fields); None when there is none."""
+    return decode_error(str(exc))
 
 
 def collect_or_raise(df: DataFrame) -> list:

@@ -155,7 +155,8 @@ class KeyGenerator:
                 raise RecordKeyError(
                     f"{self._where()}: record key field '{field}' is null or empty in {count} of {n} rows "
                     f"(first at row {first}). Hudi needs a non-empty record key for every record: fill or filter "
-                    f"those rows, or choose another field in {RECORDKEY_FIELD}.")
+                    f"those rows, or choose another field in {RECORDKEY_FIELD}.",
+                    table=self.table_name, field=field, rows=count, first_row=first)
             return values
         pieces: list = []
         all_bad = None
@@ -176,7 +177,8 @@ class KeyGenerator:
             raise RecordKeyError(
                 f"{self._where()}: all record key fields ({', '.join(self.record_key_fields)}) are null or empty "
                 f"in {count} of {n} rows (first at row {first}). Hudi needs at least one non-empty key part: fill "
-                f"or filter those rows, or change {RECORDKEY_FIELD}.")
+                f"or filter those rows, or change {RECORDKEY_FIELD}.",
+                table=self.table_name, field=",".join(self.record_key_fields), rows=count, first_row=first)
         if n == 0:
             return pa.array([], pa.string())
         return pc.binary_join_element_wise(*pieces, "")
