@@ -1,0 +1,50 @@
+"""Index config: which index tags incoming records, and the bloom and bucket settings (Hudi's HoodieIndexConfig)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from pyhudi.config.core import POSITIVE, bool_value, declare, fraction, upper
+from pyhudi.config.resolve import HoodieConfig, option
+
+INDEX_TYPE = declare("hoodie.index.type", "SIMPLE", upper,
+                     ("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET", "INMEMORY"))
+BLOOM_NUM_ENTRIES = declare("hoodie.index.bloom.num_entries", 60000, POSITIVE)
+BLOOM_FPP = declare("hoodie.index.bloom.fpp", 0.000000001, fraction)
+BLOOM_FILTER_TYPE = declare("hoodie.bloom.index.filter.type", "DYNAMIC_V0", upper, ("SIMPLE", "DYNAMIC_V0"))
+BLOOM_DYNAMIC_MAX_ENTRIES = declare("hoodie.bloom.index.filter.dynamic.max.entries", 100000, POSITIVE)
+BLOOM_PRUNE_BY_RANGES = declare("hoodie.bloom.index.prune.by.ranges", True, bool_value)
+BLOOM_UPDATE_PARTITION_PATH = declare("hoodie.bloom.index.update.partition.path", True, bool_value,
+                                      doc="GLOBAL_BLOOM: a key arriving with a new partition moves there.")
+SIMPLE_UPDATE_PARTITION_PATH = declare("hoodie.simple.index.update.partition.path", True, bool_value,
+                                       doc="GLOBAL_SIMPLE: a key arriving with a new partition moves there.")
+BUCKET_ENGINE = declare("hoodie.index.bucket.engine", "SIMPLE", upper, ("SIMPLE", "CONSISTENT_HASHING"))
+BUCKET_NUM_BUCKETS = declare("hoodie.bucket.index.num.buckets", 256, POSITIVE)
+BUCKET_HASH_FIELD = declare("hoodie.bucket.index.hash.field", None,
+                            doc="Fields hashed to pick a bucket; default: the record key fields.")
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """The index options of one write, parsed once."""
+
+    index_type: str
+    bloom_update_partition_path: bool
+    simple_update_partition_path: bool
+    bloom_prune_by_ranges: bool
+    bucket_engine: str
+    num_buckets: int
+    bucket_hash_field: str | None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None) -> IndexConfig:
+        return cls(*(option(options, p) for p in (
+            INDEX_TYPE, BLOOM_UPDATE_PARTITION_PATH, SIMPLE_UPDATE_PARTITION_PATH, BLOOM_PRUNE_BY_RANGES,
+            BUCKET_ENGINE, BUCKET_NUM_BUCKETS, BUCKET_HASH_FIELD)))
+
+    @property
+    def update_partition_path(self) -> bool:
+        """Global indexes: whether a key arriving with a new partition moves there."""
+        return self.bloom_update_partition_path if self.index_type == "GLOBAL_BLOOM" \
+            else self.simple_update_partition_path

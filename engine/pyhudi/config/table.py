@@ -1,0 +1,31 @@
+"""Table config: the keys of .hoodie/hoodie.properties (Hudi's HoodieTableConfig; hudi-rs config/table.rs) and
+the table-identity write options (name, database, type) they are created from."""
+
+from __future__ import annotations
+
+from pyhudi.config.core import bool_value, declare, upper
+
+# --- identity as write options --------------------------------------------------------------------------
+TABLE_NAME = declare("hoodie.table.name", None, doc="Table name, stored in hoodie.properties.")
+DATABASE_NAME = declare("hoodie.database.name", "default")
+TABLE_TYPE = declare("hoodie.datasource.write.table.type", "COPY_ON_WRITE", upper,
+                     ("COPY_ON_WRITE", "MERGE_ON_READ"))
+TIMELINE_TIMEZONE = declare("hoodie.table.timeline.timezone", "LOCAL", upper, ("LOCAL", "UTC"),
+                            doc="Table config: the zone instant times are written in (stored in hoodie.properties).")
+
+# --- hoodie.properties (values are stored as text; readers parse what they use) --------------------------
+TABLE_PROP_TYPE = declare("hoodie.table.type", "COPY_ON_WRITE", doc="COPY_ON_WRITE or MERGE_ON_READ.")
+TABLE_VERSION = declare("hoodie.table.version", "6", doc="Table format version (pyhudi writes 6, reads 5 and 6).")
+TIMELINE_LAYOUT_VERSION = declare("hoodie.timeline.layout.version", "1")
+ARCHIVELOG_FOLDER = declare("hoodie.archivelog.folder", "archived",
+                            doc="Folder under .hoodie that holds the archived timeline.")
+TABLE_CHECKSUM = declare("hoodie.table.checksum", None, doc="CRC32 of '<database>.<table>'.")
+TABLE_RECORDKEY_FIELDS = declare("hoodie.table.recordkey.fields", None)
+TABLE_PARTITION_FIELDS = declare("hoodie.table.partition.fields", None)
+TABLE_PRECOMBINE_FIELD = declare("hoodie.table.precombine.field", None)
+TABLE_KEYGEN_CLASS = declare("hoodie.table.keygenerator.class", None)
+TABLE_KEYGEN_TYPE = declare("hoodie.table.keygenerator.type", None)
+TABLE_BASE_FILE_FORMAT = declare("hoodie.table.base.file.format", "PARQUET")
+TABLE_CREATE_SCHEMA = declare("hoodie.table.create.schema", None, doc="Avro schema JSON of the table at creation.")
+POPULATE_META_FIELDS = declare("hoodie.populate.meta.fields", True, bool_value,
+                               doc="false: virtual keys (no _hoodie_* values written).")
