@@ -1,0 +1,127 @@
+"""CALL procedures that run or show table services: compaction (run_compaction, compact, show_compaction),
+clustering (run_clustering, show_clustering; the work is in clustering_call.py), run_clean and archive_commits."""
+
+from __future__ import annotations
+
+from pyspark.sql import types as T
+
+from pyhudi.errors import SqlError
+from pyhudi.sqlext.call_args import Param
+from pyhudi.sqlext.procedure_registry import (engine, options_argument, procedure, schema, table_and_timeline,
+                                              table_path, target)
+
+_S, _L, _I, _B, _D = T.StringType(), T.LongType(), T.IntegerType(), T.BooleanType(), T.DoubleType()
+
+_COMPACTION_OUT = schema(("timestamp", _S), ("operation_size", _I), ("state", _S))
+
+
+@procedure("run_compaction", [Param("op", True), Param("table"), Param("path"), Param("timestamp"),
+                              Param("options")], _COMPACTION_OUT)
+def _run_compaction(spark, args):
+    """Schedule and/or execute merge-on-read compaction (op: schedule, run/execute, scheduleAndExecute)."""
+    import pyhudi
+    path, settings = target(spark, args)
+    op = str(args["op"]).lower()
+    ops = {"schedule": "schedule", "run": "execute", "execute": "execute", "scheduleandexecute": "scheduleAndExecute"}
+    if op not in ops:
+        raise SqlError(f"run_compaction: op {args['op']!r} is not one of schedule, run, execute, scheduleAndExecute")
+    options = {**settings, **options_argument(args.get("options"))}
+    instants = pyhudi.compact(spark, path, ops[op], args.get("timestamp"), options) or []
+    return _compactions(path, set(instants))
+
+
+@procedure("compact", [Param("table"), Param("path"), Param("op", default="scheduleAndExecute"),
+                       Param("timestamp"), Param("options")], _COMPACTION_OUT)
+def _compact(spark, args):
+    """Short form of run_compaction: schedule and execute a compaction of the table (or `op`)."""
+    return _run_compaction(spark, args)
+
+
+def _compactions(path: str, only: set | None = None, limit: int | None = None) -> list[tuple]:
+    from pyhudi.actions.compaction_plan import read_compaction_plan
+    from pyhudi.timeline import COMPACTION, COMMIT
+    table, timeline = table_and_timeline(path)
+    rows = []
+    for instant in reversed(timeline.instants if hasattr(timeline, "instants") else []):
+        is_compaction = instant.action == COMPACTION or (
+            instant.action == COMMIT and timeline.find(instant.time) is not None
+            and table.storage.exists(f".hoodie/{instant.time}.compaction.requested"))
+        if not is_compaction or (only is not None and instant.time not in only):
+            continue
+        try:
+            size = len(read_compaction_plan(table.storage, instant.time).operations)
+        except Exception:  # noqa: BLE001 - a plan archived or unreadable: the size is unknown
+            size = 0
+        state = "COMPLETED" if instant.action == COMMIT else instant.state.name
+        rows.append((instant.time, size, state))
+        if limit and len(rows) >= limit:
+            break
+    return rows
+
+
+@procedure("show_compaction", [Param("table"), Param("path"), Param("limit", default=20)], _COMPACTION_OUT)
+def _show_compaction(spark, args):
+    """Compaction instants, newest first: requested/inflight plans and completed compactions."""
+    return _compactions(table_path(spark, args), limit=int(args["limit"]))
+
+
+_CLUSTERING_OUT = schema(("timestamp", _S), ("input_group_size", _I), ("state", _S), ("involved_partitions", _S))
+
+
+@procedure("run_clustering", [Param("table"), Param("path"), Param("predicate"), Param("order"),
+                              Param("show_involved_partition", default=False, kind="bool"), Param("op"),
+                              Param("order_strategy"), Param("options"), Param("instants"),
+                              Param("selected_partitions")], _CLUSTERING_OUT)
+def _run_clustering(spark, args):
+    """Schedule and/or execute clustering (op: schedule, execute, scheduleAndExecute; default scheduleAndExecute,
+    or execute with `instants`), sorted by `order`; `predicate` (partition columns only) or `selected_partitions`
+    choose the partitions."""
+    from pyhudi.sqlext import clustering_call
+    path, settings = target(spark, args)
+    return clustering_call.run_clustering(spark, path, settings, args)
+
+
+@procedure("show_clustering", [Param("table"), Param("path"), Param("limit", default=20),
+                               Param("show_involved_partition", default=False, kind="bool")], _CLUSTERING_OUT)
+def _show_clustering(spark, args):
+    """Clustering instants (replacecommits holding a clustering plan, any state), newest first."""
+    from pyhudi.sqlext import clustering_call
+    return clustering_call.clustering_rows(table_path(spark, args), bool(args["show_involved_partition"]),
+                                           limit=int(args["limit"]))
+
+
+_CLEAN_OUT = schema(("start_clean_time", _S), ("time_taken_in_millis", _L), ("total_files_deleted", _I),
+                     ("earliest_commit_to_retain", _S), ("bootstrap_part_metadata", _S), ("version", _I))
+
+
+@procedure("run_clean", [Param("table"), Param("schedule_in_line", default=True), Param("clean_policy"),
+                         Param("retain_commits"), Param("hours_retained"), Param("file_versions_retained"),
+                         Param("trigger_strategy"), Param("trigger_max_commits"), Param("options"), Param("path")],
+           _CLEAN_OUT, aliases=("clean",))
+def _run_clean(spark, args):
+    """Delete file versions the cleaner policy no longer retains (the table's hoodie.cleaner.* TBLPROPERTIES
+    unless the call's arguments say otherwise)."""
+    path, settings = target(spark, args)
+    options = {**settings, **options_argument(args.get("options"))}
+    for arg, key in (("clean_policy", "hoodie.cleaner.policy"), ("retain_commits", "hoodie.cleaner.commits.retained"),
+                     ("hours_retained", "hoodie.cleaner.hours.retained"),
+                     ("file_versions_retained", "hoodie.cleaner.fileversions.retained")):
+        if args.get(arg) is not None:
+            options[key] = str(args[arg])
+    result = engine("clean")(spark, path, options)
+    if not result:
+        return []
+    return [(result.get("startCleanTime"), result.get("timeTakenInMillis"), result.get("totalFilesDeleted"),
+             result.get("earliestCommitToRetain"), str(result.get("bootstrapPartitionMetadata") or "{}"),
+             result.get("version", 2))]
+
+
+@procedure("archive_commits", [Param("table"), Param("path"), Param("min_commits", default=20),
+                               Param("max_commits", default=30), Param("retain_commits", default=10),
+                               Param("enable_metadata", default=False)], schema(("result", _I)))
+def _archive_commits(spark, args):
+    """Move old completed instants to the archived timeline (0 = success, as Hudi returns)."""
+    engine("archive")(spark, table_path(spark, args), {"hoodie.keep.min.commits": str(args["min_commits"]),
+                                                    "hoodie.keep.max.commits": str(args["max_commits"]),
+                                                    "hoodie.cleaner.commits.retained": str(args["retain_commits"])})
+    return [(0,)]

@@ -1,0 +1,114 @@
+"""CALL procedures over the timeline: the commits and the files they wrote (show_commits, show_commits_metadata,
+show_commit_files), and undoing them (rollback_to_instant, the savepoint procedures)."""
+
+from __future__ import annotations
+
+from pyspark.sql import types as T
+
+from pyhudi.errors import SqlError
+from pyhudi.sqlext.call_args import Param
+from pyhudi.sqlext.procedure_registry import engine, procedure, schema, table_and_timeline, table_path
+
+_S, _L, _I, _B, _D = T.StringType(), T.LongType(), T.IntegerType(), T.BooleanType(), T.DoubleType()
+
+_COMMITS_OUT = schema(("commit_time", _S), ("action", _S), ("total_bytes_written", _L),
+                       ("total_files_added", _L), ("total_files_updated", _L), ("total_partitions_written", _L),
+                       ("total_records_written", _L), ("total_update_records_written", _L), ("total_errors", _L))
+
+
+def _stats(meta: dict) -> list[dict]:
+    return [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group]
+
+
+@procedure("show_commits", [Param("table", True), Param("limit", default=10)], _COMMITS_OUT)
+def _show_commits(spark, args):
+    """Completed commits, newest first, with their write totals."""
+    _, timeline = table_and_timeline(table_path(spark, args))
+    rows = []
+    for instant in reversed(timeline.completed_writes()[-int(args["limit"]):]):
+        meta = timeline.read_metadata(instant)
+        stats = _stats(meta)
+        rows.append((instant.time, instant.action, sum(s.get("totalWriteBytes", 0) for s in stats),
+                     sum(1 for s in stats if s.get("prevCommit") in (None, "null")),
+                     sum(1 for s in stats if s.get("prevCommit") not in (None, "null")),
+                     len(meta.get("partitionToWriteStats") or {}), sum(s.get("numWrites", 0) for s in stats),
+                     sum(s.get("numUpdateWrites", 0) for s in stats), sum(s.get("totalWriteErrors", 0) for s in stats)))
+    return rows
+
+
+_COMMITS_META_OUT = schema(
+    ("commit_time", _S), ("action", _S), ("partition", _S), ("file_id", _S), ("previous_commit", _S),
+    ("num_writes", _L), ("num_inserts", _L), ("num_deletes", _L), ("num_update_writes", _S), ("total_errors", _L),
+    ("total_log_blocks", _L), ("total_corrupt_logblocks", _L), ("total_rollback_blocks", _L),
+    ("total_log_records", _L), ("total_updated_records_compacted", _L), ("total_bytes_written", _L))
+
+
+@procedure("show_commits_metadata", [Param("table", True), Param("limit", default=10)], _COMMITS_META_OUT)
+def _show_commits_metadata(spark, args):
+    """One row per file written by each of the latest commits."""
+    _, timeline = table_and_timeline(table_path(spark, args))
+    rows = []
+    for instant in reversed(timeline.completed_writes()[-int(args["limit"]):]):
+        for s in _stats(timeline.read_metadata(instant)):
+            rows.append((instant.time, instant.action, s.get("partitionPath"), s.get("fileId"), s.get("prevCommit"),
+                         s.get("numWrites", 0), s.get("numInserts", 0), s.get("numDeletes", 0),
+                         str(s.get("numUpdateWrites", 0)), s.get("totalWriteErrors", 0), s.get("totalLogBlocks", 0),
+                         s.get("totalCorruptLogBlock", 0), s.get("totalRollbackBlocks", 0),
+                         s.get("totalLogRecords", 0), s.get("totalUpdatedRecordsCompacted", 0),
+                         s.get("totalWriteBytes", 0)))
+    return rows
+
+
+_COMMIT_FILES_OUT = schema(("action", _S), ("partition_path", _S), ("file_id", _S), ("previous_commit", _S),
+                            ("total_records_updated", _L), ("total_records_written", _L),
+                            ("total_bytes_written", _L), ("total_errors", _L), ("file_size", _L))
+
+
+@procedure("show_commit_files", [Param("table", True), Param("instant_time", True), Param("limit", default=10)],
+           _COMMIT_FILES_OUT)
+def _show_commit_files(spark, args):
+    """The files one commit wrote."""
+    _, timeline = table_and_timeline(table_path(spark, args))
+    instant = timeline.find(str(args["instant_time"]))
+    if instant is None or not instant.is_completed:
+        raise SqlError(f"show_commit_files: no completed commit {args['instant_time']}")
+    rows = [(instant.action, s.get("partitionPath"), s.get("fileId"), s.get("prevCommit"),
+             s.get("numUpdateWrites", 0), s.get("numWrites", 0), s.get("totalWriteBytes", 0),
+             s.get("totalWriteErrors", 0), s.get("fileSizeInBytes", 0))
+            for s in _stats(timeline.read_metadata(instant))]
+    return rows[:int(args["limit"])]
+
+
+@procedure("rollback_to_instant", [Param("table", True), Param("instant_time", True)],
+           schema(("rollback_result", _B)))
+def _rollback_to_instant(spark, args):
+    """Roll back one commit (the latest) of the table."""
+    return [(bool(engine("rollback_to_instant")(spark, table_path(spark, args), str(args["instant_time"]))),)]
+
+
+@procedure("create_savepoint", [Param("table", True), Param("commit_time", True), Param("user", default=""),
+                                Param("comments", default="")], schema(("create_savepoint_result", _B)))
+def _create_savepoint(spark, args):
+    """Savepoint a completed commit (its files survive cleaning)."""
+    engine("create_savepoint")(spark, table_path(spark, args), str(args["commit_time"]), args["user"] or "",
+                                args["comments"] or "")
+    return [(True,)]
+
+
+@procedure("show_savepoints", [Param("table", True)], schema(("savepoint_time", _S)))
+def _show_savepoints(spark, args):
+    """Savepointed instants, newest first."""
+    return [(t,) for t in engine("show_savepoints")(spark, table_path(spark, args))]
+
+
+@procedure("delete_savepoint", [Param("table", True), Param("instant_time", True)],
+           schema(("delete_savepoint_result", _B)))
+def _delete_savepoint(spark, args):
+    return [(bool(engine("delete_savepoint")(spark, table_path(spark, args), str(args["instant_time"]))),)]
+
+
+@procedure("rollback_to_savepoint", [Param("table", True), Param("instant_time", True)],
+           schema(("rollback_savepoint_result", _B)))
+def _rollback_to_savepoint(spark, args):
+    """Restore the table to a savepoint."""
+    return [(bool(engine("restore_to_savepoint")(spark, table_path(spark, args), str(args["instant_time"]))),)]
