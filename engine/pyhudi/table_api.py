@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pyhudi
+from pyhudi import config as C
 from pyhudi.errors import NotAHudiTableError
 
 if TYPE_CHECKING:   # kept out of `import pyhudi`, which stays free of Spark until something runs
@@ -30,9 +31,8 @@ if TYPE_CHECKING:   # kept out of `import pyhudi`, which stays free of Spark unt
     from pyhudi.timeline import Timeline
 
 # Hudi's read option for each keyword of Table.read
-_READ_KEYWORDS = {"query_type": "hoodie.datasource.query.type", "as_of": "as.of.instant",
-                  "begin_instant": "hoodie.datasource.read.begin.instanttime",
-                  "end_instant": "hoodie.datasource.read.end.instanttime"}
+_READ_KEYWORDS = {"query_type": C.QUERY_TYPE.key, "as_of": C.AS_OF_INSTANT.key,
+                  "begin_instant": C.BEGIN_INSTANT.key, "end_instant": C.END_INSTANT.key}
 
 
 class Table:

@@ -15,6 +15,8 @@ from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError
 
+from pyhudi import config as hudi_config
+
 from dbt.adapters.pyhudi import model_config
 from dbt.adapters.pyhudi.connections import PyhudiConnectionManager
 from dbt.adapters.pyhudi.relation import PyhudiRelation, is_hudi_information
@@ -25,15 +27,8 @@ INCREMENTAL_STRATEGIES = ("append", "merge", "insert_overwrite", "microbatch")
 
 TABLE_TYPES = {"cow": "cow", "copy_on_write": "cow", "mor": "mor", "merge_on_read": "mor"}
 
-# dbt-spark / Hudi SQL spellings -> the option name pyhudi's SQL layer documents (Hudi's SQL names)
-OPTION_ALIASES = {
-    "primarykey": "primaryKey",
-    "precombinefield": "preCombineField",
-    "precombinekey": "preCombineField",
-    "precombine_key": "preCombineField",
-    "type": "type",
-    "table_type": "type",
-}
+# dbt-spark / Hudi SQL spellings -> the option name pyhudi's SQL layer documents (Hudi's SQL names): pyhudi.config
+OPTION_ALIASES = hudi_config.DBT_OPTION_ALIASES
 
 
 @dataclass
@@ -129,7 +124,7 @@ class PyhudiAdapter(SparkAdapter):
                 if value is None:
                     continue
                 key = OPTION_ALIASES.get(str(name).lower(), str(name))
-                merged[key] = _key_text(value) if key == "primaryKey" else str(value)
+                merged[key] = _key_text(value) if key == hudi_config.PRIMARY_KEY else str(value)
 
         defaults = target_defaults if target_defaults is not None else self._profile_hudi_options()
         put(defaults, "hudi_options (profile)")
@@ -138,14 +133,14 @@ class PyhudiAdapter(SparkAdapter):
 
         unique_key = _key_text(config.get("unique_key"))
         if record_key is not None:
-            merged["primaryKey"] = _key_text(record_key)
+            merged[hudi_config.PRIMARY_KEY] = _key_text(record_key)
         elif unique_key:
-            given = merged.get("primaryKey")
+            given = merged.get(hudi_config.PRIMARY_KEY)
             if given and given.replace(" ", "") != unique_key.replace(" ", ""):
                 raise CompilationError(
                     f"pyhudi: unique_key ({unique_key}) and options primaryKey ({given}) name different columns; "
                     "the Hudi record key is the model's unique_key: drop primaryKey or make them equal.")
-            merged["primaryKey"] = unique_key
+            merged[hudi_config.PRIMARY_KEY] = unique_key
 
         table_type = config.get("table_type")
         if table_type is not None:
@@ -156,9 +151,9 @@ class PyhudiAdapter(SparkAdapter):
                 raise CompilationError(f"pyhudi: table_type/type must be 'cow' or 'mor', got '{merged['type']}'")
             merged["type"] = normal
         if config.get("precombine_key"):
-            merged["preCombineField"] = str(config.get("precombine_key"))
+            merged[hudi_config.PRECOMBINE_FIELD] = str(config.get("precombine_key"))
         if config.get("index_type"):
-            merged["hoodie.index.type"] = str(config.get("index_type")).upper()
+            merged[hudi_config.INDEX_TYPE.key] = str(config.get("index_type")).upper()
         for name, value in (config.get("tblproperties") or {}).items():
             merged.setdefault(str(name), str(value))
         model_config.check_overwrite_mode(model_name or "(this model)", merged)
@@ -174,7 +169,7 @@ class PyhudiAdapter(SparkAdapter):
         without a key matches nothing (`on false`), so every row is appended."""
         key = _key_text(config.get("unique_key"))
         if not key:
-            key = self.hudi_table_options(config).get("primaryKey")
+            key = self.hudi_table_options(config).get(hudi_config.PRIMARY_KEY)
         return [k for k in (key or "").split(",") if k]
 
     # ---------------------------------------------------------------- a model's columns

@@ -4,12 +4,10 @@ commits the cleaner retains (Hudi's archiver reads the cleaner's config the same
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.errors import ConfigError
 from pyhudi.timeline import COMPACTION, LOG_COMPACTION, WRITE_ACTIONS, Instant, Timeline, instant_time_before
 
 KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
@@ -21,29 +19,12 @@ COMMITS_AND_COMPACTION = WRITE_ACTIONS + (COMPACTION, LOG_COMPACTION)
 
 
 # --- options ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CleanOptions:
-    policy: str
-    commits_retained: int
-    file_versions_retained: int
-    hours_retained: int
-    automatic: bool
-    incremental: bool
+class CleanOptions(C.CleanConfig):
+    """The cleaner's typed config (config.clean.CleanConfig: its parsers refuse out-of-range retention counts)."""
 
     @classmethod
     def of(cls, options: Mapping | None, warn_unknown: bool = True) -> "CleanOptions":
-        cfg = options if isinstance(options, C.HoodieConfig) else C.HoodieConfig(options or {},
-                                                                                 warn_unknown=warn_unknown)
-        out = cls(cfg.get(C.CLEANER_POLICY), cfg.get(C.CLEANER_COMMITS_RETAINED),
-                  cfg.get(C.CLEANER_FILE_VERSIONS_RETAINED), cfg.get(C.CLEANER_HOURS_RETAINED),
-                  cfg.get(C.CLEAN_AUTOMATIC), cfg.get(C.CLEANER_INCREMENTAL_MODE))
-        for prop, value in ((C.CLEANER_COMMITS_RETAINED, out.commits_retained),
-                            (C.CLEANER_FILE_VERSIONS_RETAINED, out.file_versions_retained),
-                            (C.CLEANER_HOURS_RETAINED, out.hours_retained)):
-            if value < (1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0):
-                raise ConfigError(f"option {prop.key}={value} is invalid; it must be at least "
-                                  f"{1 if prop is C.CLEANER_FILE_VERSIONS_RETAINED else 0} (default {prop.default})")
-        return out
+        return cls.from_options(options, warn_unknown)
 
 
 def earliest_commit_to_retain(timeline: Timeline, opts: CleanOptions, now: datetime | None = None) -> Instant | None:

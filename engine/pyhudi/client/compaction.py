@@ -77,8 +77,9 @@ def run_inline_compaction_if_due(spark, path, options) -> str | None:
     scheduling with a warning: the delta commit that called this is already committed."""
     raw = C.normalize_options(options or {})
     cfg = C.HoodieConfig(raw, warn_unknown=False)
-    inline = cfg.get(C.COMPACT_INLINE)
-    schedule_only = cfg.get(C.COMPACT_SCHEDULE_INLINE)
+    compaction = C.CompactionConfig.from_options(cfg)
+    inline = compaction.inline
+    schedule_only = compaction.schedule_inline
     if not (inline or schedule_only):
         return None
     table = HudiTable.load(str(path))

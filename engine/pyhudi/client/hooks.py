@@ -17,7 +17,8 @@ def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
     from pyhudi.client import compaction
     config = C.HoodieConfig(options, warn_unknown=False)
     # hoodie.compact.schedule.inline alone schedules (Hudi's postCommit reaches it without compact.inline)
-    if table.properties.is_mor and (config.get(C.COMPACT_INLINE) or config.get(C.COMPACT_SCHEDULE_INLINE)):
+    settings = C.CompactionConfig.from_options(config)
+    if table.properties.is_mor and (settings.inline or settings.schedule_inline):
         compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
 
 

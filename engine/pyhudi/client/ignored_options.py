@@ -10,35 +10,27 @@ from __future__ import annotations
 import warnings
 from typing import Mapping
 
+from pyhudi import config as C
 from pyhudi.services.clean_trigger import CLEAN_TRIGGER_KEYS
 
 # hoodie.compaction.* keys the compaction planner and executor read (services/compaction_plan.py)
-IMPLEMENTED_COMPACTION = {"hoodie.compaction.strategy", "hoodie.compaction.target.io",
-                          "hoodie.compaction.logfile.size.threshold", "hoodie.compaction.logfile.num.threshold",
-                          "hoodie.compaction.payload.class"}
+IMPLEMENTED_COMPACTION = {p.key for p in (C.COMPACTION_STRATEGY, C.COMPACTION_TARGET_IO, C.COMPACTION_LOG_SIZE_THRESHOLD,
+                                          C.COMPACTION_LOG_NUM_THRESHOLD, C.COMPACTION_PAYLOAD_CLASS)}
 # hoodie.clustering.* keys the clustering planner, executor, inline hook and writer read (services/clustering_plan.py)
-_PLAN = "hoodie.clustering.plan.strategy."
-IMPLEMENTED_CLUSTERING = {_PLAN + name for name in (
-    "small.file.limit", "max.bytes.per.group", "max.num.groups", "target.file.max.bytes", "sort.columns",
-    "single.group.clustering.enabled", "partition.regex.pattern", "partition.selected",
-    "daybased.lookback.partitions", "daybased.skipfromlatest.partitions", "cluster.begin.partition",
-    "cluster.end.partition", "class")} | {
-    "hoodie.clustering.execution.strategy.class", "hoodie.clustering.plan.partition.filter.mode",
-    "hoodie.clustering.inline", "hoodie.clustering.inline.max.commits", "hoodie.clustering.schedule.inline",
-    "hoodie.clustering.updates.strategy"}
+IMPLEMENTED_CLUSTERING = {p.key for p in (
+    C.CLUSTERING_SMALL_FILE_LIMIT, C.CLUSTERING_MAX_BYTES_PER_GROUP, C.CLUSTERING_MAX_NUM_GROUPS,
+    C.CLUSTERING_TARGET_FILE_MAX_BYTES, C.CLUSTERING_SORT_COLUMNS, C.CLUSTERING_SINGLE_GROUP,
+    C.CLUSTERING_PARTITION_REGEX, C.CLUSTERING_PARTITION_SELECTED, C.CLUSTERING_LOOKBACK_PARTITIONS,
+    C.CLUSTERING_SKIP_FROM_LATEST, C.CLUSTERING_BEGIN_PARTITION, C.CLUSTERING_END_PARTITION,
+    C.CLUSTERING_PLAN_STRATEGY_CLASS, C.CLUSTERING_EXECUTION_STRATEGY_CLASS, C.CLUSTERING_FILTER_MODE,
+    C.CLUSTERING_INLINE, C.CLUSTERING_INLINE_MAX_COMMITS, C.CLUSTERING_SCHEDULE_INLINE,
+    C.CLUSTERING_UPDATES_STRATEGY)}
 # the only parallelism key a write reads (bulk_insert repartitions to it); Spark sizes every other stage
-IMPLEMENTED_PARALLELISM = {"hoodie.bulkinsert.shuffle.parallelism"}
+IMPLEMENTED_PARALLELISM = {C.BULK_INSERT_PARALLELISM.key}
 # keys pyhudi's behaviour already matches for this value: only another value is ignored
-BEHAVIOUR = {"hoodie.clustering.preserve.commit.metadata": "true"}
+BEHAVIOUR = {C.CLUSTERING_PRESERVE_METADATA.key: C.CLUSTERING_PRESERVE_METADATA.default}
 # other Hudi keys accepted without effect that a user may expect to change something
-IGNORED = {
-    "hoodie.embed.timeline.server": "pyhudi has no timeline server; each process reads the timeline itself",
-    "hoodie.bloom.index.use.caching": "index lookups run in one Spark job",
-    "hoodie.bloom.index.bucketized.checking": "index lookups run in one Spark job",
-    "hoodie.bloom.index.use.treebased.filter": "the key ranges of every file are checked",
-    "hoodie.simple.index.use.caching": "index lookups run in one Spark job",
-    "hoodie.datasource.write.row.writer.enable": "bulk_insert always writes rows through Arrow",
-}
+IGNORED = C.IGNORED_OPTIONS
 _warned: set[str] = set()
 
 

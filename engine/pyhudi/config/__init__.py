@@ -21,8 +21,8 @@ from pyhudi.config.cdc import *  # noqa: F401,F403
 from pyhudi.config.clustering import *  # noqa: F401,F403
 from pyhudi.config.aliases import (DBT_OPTION_ALIASES, PRECOMBINE_FIELD, PRIMARY_KEY, SQL_ALIASES,  # noqa: F401
                                    TABLE_TYPE_ALIASES, TYPE, normalize_options)
-from pyhudi.config.resolve import (ACCEPTED_PREFIXES, ACCEPTED_WITHOUT_EFFECT, HoodieConfig, bool_option,  # noqa: F401
-                                   config_of, int_option, known_key, option)
+from pyhudi.config.resolve import (ACCEPTED_PREFIXES, ACCEPTED_WITHOUT_EFFECT, IGNORED_OPTIONS,  # noqa: F401
+                                   HoodieConfig, bool_option, config_of, int_option, known_key, option)
 from pyhudi.config.index import *  # noqa: F401,F403
 from pyhudi.config.clean import *  # noqa: F401,F403
 from pyhudi.config.archive import *  # noqa: F401,F403

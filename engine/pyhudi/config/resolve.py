@@ -9,21 +9,25 @@ from typing import Any, Mapping
 from pyhudi.config.aliases import normalize_options
 from pyhudi.config.core import PROPERTIES, VALIDATORS, ConfigProperty, bool_value, parse_value, whole_number
 
+# Hudi keys pyhudi accepts without effect that a user may expect to change something: key -> why (the client warns
+# once per process, pyhudi.client.ignored_options).
+IGNORED_OPTIONS = {
+    "hoodie.embed.timeline.server": "pyhudi has no timeline server; each process reads the timeline itself",
+    "hoodie.bloom.index.use.caching": "index lookups run in one Spark job",
+    "hoodie.bloom.index.bucketized.checking": "index lookups run in one Spark job",
+    "hoodie.bloom.index.use.treebased.filter": "the key ranges of every file are checked",
+    "hoodie.simple.index.use.caching": "index lookups run in one Spark job",
+    "hoodie.datasource.write.row.writer.enable": "bulk_insert always writes rows through Arrow",
+}
 # Keys Hudi defines that pyhudi accepts but has no behaviour for (no warning: they are legitimate Hudi keys).
-ACCEPTED_WITHOUT_EFFECT = frozenset({
-    "hoodie.bloom.index.use.treebased.filter",
-    "hoodie.bloom.index.use.caching",
-    "hoodie.bloom.index.bucketized.checking",
+ACCEPTED_WITHOUT_EFFECT = frozenset(IGNORED_OPTIONS) | frozenset({
     "hoodie.bloom.index.parallelism",
-    "hoodie.simple.index.use.caching",
     "hoodie.simple.index.parallelism",
     "hoodie.global.simple.index.parallelism",
     "hoodie.insert.shuffle.parallelism",
     "hoodie.delete.shuffle.parallelism",
     "hoodie.datasource.write.reconcile.schema",
-    "hoodie.datasource.write.row.writer.enable",
     "hoodie.datasource.hive_sync.enable",
-    "hoodie.embed.timeline.server",
     "hoodie.schema.on.read.enable",
     "hoodie.datasource.write.record.merger.impls",     # SQL-layer keys (pyhudi.sqlext) kept in TBLPROPERTIES
     "hoodie.datasource.write.record.merger.strategy",

@@ -45,20 +45,20 @@ class IndexSpec:
 
 def index_spec(config: C.HoodieConfig, record_key_fields: list[str], table_name: str = "") -> IndexSpec:
     """The index a write uses, validated (unsupported choices raise ConfigError naming the option)."""
-    kind = config.get(C.INDEX_TYPE)
+    cfg = C.IndexConfig.from_options(config)
+    kind = cfg.index_type
     if kind not in SUPPORTED_TYPES:
         raise ConfigError(f"{C.INDEX_TYPE.key}={kind} is not supported by pyhudi (table {table_name}); use one of "
                           f"{', '.join(SUPPORTED_TYPES)}")
     if kind != "BUCKET":
-        update = config.get(C.BLOOM_UPDATE_PARTITION_PATH if kind == "GLOBAL_BLOOM" else C.SIMPLE_UPDATE_PARTITION_PATH)
-        return IndexSpec(kind, update, config.get(C.BLOOM_PRUNE_BY_RANGES))
-    if config.get(C.BUCKET_ENGINE) != "SIMPLE":
-        raise ConfigError(f"{C.BUCKET_ENGINE.key}={config.get(C.BUCKET_ENGINE)} is not supported by pyhudi yet "
+        return IndexSpec(kind, cfg.update_partition_path, cfg.bloom_prune_by_ranges)
+    if cfg.bucket_engine != "SIMPLE":
+        raise ConfigError(f"{C.BUCKET_ENGINE.key}={cfg.bucket_engine} is not supported by pyhudi yet "
                           f"(table {table_name}); use SIMPLE")
-    buckets = config.get(C.BUCKET_NUM_BUCKETS)
+    buckets = cfg.num_buckets
     if buckets <= 0:
         raise ConfigError(f"{C.BUCKET_NUM_BUCKETS.key}={buckets} must be a positive number of buckets")
-    fields = [f.strip() for f in (config.get(C.BUCKET_HASH_FIELD) or "").split(",") if f.strip()] \
+    fields = [f.strip() for f in (cfg.bucket_hash_field or "").split(",") if f.strip()] \
         or list(record_key_fields)
     missing = [f for f in fields if f not in record_key_fields]
     if missing:
@@ -92,5 +92,5 @@ def check_table_index(table, options: dict) -> None:
         return
     if str(options.get(C.INDEX_TYPE.key, "")).strip().upper() == "BUCKET":
         from pyhudi.index.bucket import existing_buckets
-        config = C.HoodieConfig(options, warn_unknown=False)
-        existing_buckets(table.view(), table=props.name, num_buckets=config.get(C.BUCKET_NUM_BUCKETS))
+        existing_buckets(table.view(), table=props.name,
+                         num_buckets=C.IndexConfig.from_options(C.config_of(options)).num_buckets)

@@ -3,43 +3,41 @@ key generator class names and types, and the small parsers of those options."""
 
 from __future__ import annotations
 
+from pyhudi import config as C
 from pyhudi.errors import ConfigError
 
 
 # ---------------------------------------------------------------------------------------------- option keys
+# declared once (Hudi's key, default, doc) in pyhudi.config; the key generators use the key strings
 
-RECORDKEY_FIELD = "hoodie.datasource.write.recordkey.field"
-PARTITIONPATH_FIELD = "hoodie.datasource.write.partitionpath.field"
-KEYGENERATOR_CLASS = "hoodie.datasource.write.keygenerator.class"
-KEYGENERATOR_TYPE = "hoodie.datasource.write.keygenerator.type"
-HIVE_STYLE_PARTITIONING = "hoodie.datasource.write.hive_style_partitioning"
-URL_ENCODE_PARTITIONING = "hoodie.datasource.write.partitionpath.urlencode"
-CONSISTENT_LOGICAL_TIMESTAMP = "hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled"
-#: ``true``: a ComplexKeyGenerator with ONE record key field writes the bare value (Hudi 0.14.1, 0.15.0, 1.0.0-1.0.2);
-#: ``false``: it writes ``field:value`` (Hudi <= 0.14.0, and the default again from 0.14.2 / 0.15.1 / 1.1.0).
-COMPLEX_KEYGEN_NEW_ENCODING = "hoodie.write.complex.keygen.new.encoding"
-COMPLEX_KEYGEN_NEW_ENCODING_ALIASES = (COMPLEX_KEYGEN_NEW_ENCODING,
-                                       "hoodie.datasource.write.complex.keygen.new.encoding")
-#: pyhudi writes like Hudi 0.15.0 unless told otherwise (see the report in the package docstring).
-COMPLEX_KEYGEN_NEW_ENCODING_DEFAULT = True
+RECORDKEY_FIELD = C.RECORD_KEY.key
+PARTITIONPATH_FIELD = C.PARTITION_PATH.key
+KEYGENERATOR_CLASS = C.KEYGEN_CLASS.key
+KEYGENERATOR_TYPE = C.KEYGEN_TYPE.key
+HIVE_STYLE_PARTITIONING = C.HIVE_STYLE.key
+URL_ENCODE_PARTITIONING = C.URL_ENCODE.key
+CONSISTENT_LOGICAL_TIMESTAMP = C.CONSISTENT_LOGICAL_TIMESTAMP.key
+COMPLEX_KEYGEN_NEW_ENCODING = C.COMPLEX_KEYGEN_NEW_ENCODING.key
+COMPLEX_KEYGEN_NEW_ENCODING_ALIASES = (COMPLEX_KEYGEN_NEW_ENCODING, C.COMPLEX_KEYGEN_NEW_ENCODING_LEGACY.key)
+COMPLEX_KEYGEN_NEW_ENCODING_DEFAULT = C.COMPLEX_KEYGEN_NEW_ENCODING.default
 
 # the same settings as hoodie.properties stores them
-TABLE_RECORDKEY_FIELDS = "hoodie.table.recordkey.fields"
-TABLE_PARTITION_FIELDS = "hoodie.table.partition.fields"
-TABLE_KEYGENERATOR_CLASS = "hoodie.table.keygenerator.class"
-TABLE_KEYGENERATOR_TYPE = "hoodie.table.keygenerator.type"
-SQL_ORIGIN_KEYGEN_CLASS = "hoodie.sql.origin.keygen.class"
-SQL_PARTITION_SCHEMA = "hoodie.sql.partition.schema"
+TABLE_RECORDKEY_FIELDS = C.TABLE_RECORDKEY_FIELDS.key
+TABLE_PARTITION_FIELDS = C.TABLE_PARTITION_FIELDS.key
+TABLE_KEYGENERATOR_CLASS = C.TABLE_KEYGEN_CLASS.key
+TABLE_KEYGENERATOR_TYPE = C.TABLE_KEYGEN_TYPE.key
+SQL_ORIGIN_KEYGEN_CLASS = C.SQL_ORIGIN_KEYGEN_CLASS.key
+SQL_PARTITION_SCHEMA = C.SQL_PARTITION_SCHEMA.key
 
-TIMESTAMP_PREFIXES = ("hoodie.keygen.timebased.", "hoodie.deltastreamer.keygen.timebased.")
-TIMESTAMP_TYPE = "hoodie.keygen.timebased.timestamp.type"
-TIMESTAMP_SCALAR_UNIT = "hoodie.keygen.timebased.timestamp.scalar.time.unit"
-TIMESTAMP_INPUT_FORMAT = "hoodie.keygen.timebased.input.dateformat"
-TIMESTAMP_INPUT_FORMAT_DELIMITER = "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex"
-TIMESTAMP_TIMEZONE = "hoodie.keygen.timebased.timezone"
-TIMESTAMP_INPUT_TIMEZONE = "hoodie.keygen.timebased.input.timezone"
-TIMESTAMP_OUTPUT_FORMAT = "hoodie.keygen.timebased.output.dateformat"
-TIMESTAMP_OUTPUT_TIMEZONE = "hoodie.keygen.timebased.output.timezone"
+TIMESTAMP_PREFIXES = C.TIMESTAMP_PREFIXES
+TIMESTAMP_TYPE = C.TIMESTAMP_TYPE.key
+TIMESTAMP_SCALAR_UNIT = C.TIMESTAMP_SCALAR_UNIT.key
+TIMESTAMP_INPUT_FORMAT = C.TIMESTAMP_INPUT_FORMAT.key
+TIMESTAMP_INPUT_FORMAT_DELIMITER = C.TIMESTAMP_INPUT_FORMAT_DELIMITER.key
+TIMESTAMP_TIMEZONE = C.TIMESTAMP_TIMEZONE.key
+TIMESTAMP_INPUT_TIMEZONE = C.TIMESTAMP_INPUT_TIMEZONE.key
+TIMESTAMP_OUTPUT_FORMAT = C.TIMESTAMP_OUTPUT_FORMAT.key
+TIMESTAMP_OUTPUT_TIMEZONE = C.TIMESTAMP_OUTPUT_TIMEZONE.key
 
 NULL_RECORDKEY_PLACEHOLDER = "__null__"
 EMPTY_RECORDKEY_PLACEHOLDER = "__empty__"

@@ -23,7 +23,7 @@ CLEAN_TRIGGER_KEYS = (CLEAN_ASYNC.key, CLEAN_TRIGGER_STRATEGY.key, CLEAN_MAX_COM
 
 
 def clean_async(options: Mapping | None) -> bool:
-    return bool(C.option(options or {}, CLEAN_ASYNC))
+    return bool(C.CleanTriggerConfig.from_options(options).run_async)
 
 
 def commits_since_last_clean(timeline: Timeline) -> int:
@@ -38,7 +38,7 @@ def commits_since_last_clean(timeline: Timeline) -> int:
 
 def needs_cleaning(timeline: Timeline, options: Mapping | None) -> bool:
     """CleanPlanActionExecutor.needsCleaning: is a clean due by the trigger strategy?"""
-    strategy = C.option(options or {}, CLEAN_TRIGGER_STRATEGY)
-    if strategy != NUM_COMMITS:   # pragma: no cover - choices refuse anything else first
-        raise ConfigError(f"{CLEAN_TRIGGER_STRATEGY.key}={strategy} is not supported; use NUM_COMMITS")
-    return commits_since_last_clean(timeline) >= C.option(options or {}, CLEAN_MAX_COMMITS)
+    trigger = C.CleanTriggerConfig.from_options(options)
+    if trigger.strategy != NUM_COMMITS:   # pragma: no cover - choices refuse anything else first
+        raise ConfigError(f"{CLEAN_TRIGGER_STRATEGY.key}={trigger.strategy} is not supported; use NUM_COMMITS")
+    return commits_since_last_clean(timeline) >= trigger.max_commits

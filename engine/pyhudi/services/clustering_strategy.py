@@ -89,7 +89,7 @@ class ClusteringOptions:
                    single_group=C.option(raw, C.CLUSTERING_SINGLE_GROUP), filter_mode=mode, layout=layout,
                    parquet_max_file_size=cfg.get(C.MAX_FILE_SIZE),
                    inline=(C.option(raw, C.CLUSTERING_INLINE)
-                           or _bool(raw, "hoodie.datasource.clustering.inline.enable", False)),
+                           or _bool(raw, C.CLUSTERING_INLINE_ENABLE_LEGACY.key, False)),
                    schedule_inline=C.option(raw, C.CLUSTERING_SCHEDULE_INLINE), updates_strategy=updates, **values)
 
     @property

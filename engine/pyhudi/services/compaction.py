@@ -69,10 +69,8 @@ def should_compact(table, timeline: Timeline, config, *, instant_time: str | Non
     Delta commits are counted after the latest completed commit or replacecommit (compactions complete as
     commits); without one, all delta commits count and the time runs from the first of them.
     """
-    cfg = config if isinstance(config, C.HoodieConfig) else C.HoodieConfig(config or {}, warn_unknown=False)
-    strategy = cfg.get(C.COMPACT_TRIGGER)
-    max_commits = cfg.get(C.COMPACT_MAX_DELTA_COMMITS)
-    max_seconds = cfg.get(C.COMPACT_MAX_DELTA_SECONDS)
+    cfg = C.CompactionConfig.from_options(C.config_of(config))
+    strategy, max_commits, max_seconds = cfg.trigger, cfg.max_delta_commits, cfg.max_delta_seconds
     deltas = [i for i in timeline.instants if i.action == DELTA_COMMIT]
     last = timeline.completed([COMMIT, REPLACE_COMMIT])
     if last:

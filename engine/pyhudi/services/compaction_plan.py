@@ -18,7 +18,7 @@ from pyhudi.actions.compaction_plan import (PLAN_VERSION, TOTAL_IO_MB, TOTAL_IO_
 from pyhudi.table import HudiTable
 from pyhudi.timeline import Timeline
 
-# --- options: the hoodie.compaction.* keys, defaults and docs are declared once in config.py ----------------
+# --- options: the hoodie.compaction.* keys, defaults and docs are declared once in config/compaction.py -----
 
 _STRATEGY_PACKAGE = "org.apache.hudi.table.action.compact.strategy."
 LOG_FILE_SIZE_STRATEGY = _STRATEGY_PACKAGE + "LogFileSizeBasedCompactionStrategy"
@@ -49,7 +49,8 @@ class CompactionOptions:
     def of(cls, table: HudiTable, options: Mapping | None, warn_unknown: bool = True) -> "CompactionOptions":
         raw = C.normalize_options(options or {})
         config = C.HoodieConfig(raw, warn_unknown=warn_unknown)
-        strategy = str(C.option(raw, C.COMPACTION_STRATEGY)).strip()
+        compaction = C.CompactionConfig.from_options(raw)   # the raw text: an empty value means the default
+        strategy = str(compaction.strategy).strip()
         if "." not in strategy:
             strategy = _STRATEGY_PACKAGE + strategy
         if strategy not in SUPPORTED_STRATEGIES:
@@ -59,9 +60,8 @@ class CompactionOptions:
         payload = (raw.get(C.COMPACTION_PAYLOAD_CLASS.key) or table.properties.get(C.COMPACTION_PAYLOAD_CLASS.key)
                    or raw.get(C.PAYLOAD_CLASS.key) or C.PAYLOAD_CLASS.default)
         ordering = table.properties.precombine_field or raw.get(C.PRECOMBINE.key) or None
-        return cls(config, strategy, C.option(raw, C.COMPACTION_TARGET_IO),
-                   C.option(raw, C.COMPACTION_LOG_SIZE_THRESHOLD), C.option(raw, C.COMPACTION_LOG_NUM_THRESHOLD),
-                   payload, ordering)
+        return cls(config, strategy, compaction.target_io_mb, compaction.log_size_threshold,
+                   compaction.log_num_threshold, payload, ordering)
 
     @property
     def bloom(self) -> BloomSettings:

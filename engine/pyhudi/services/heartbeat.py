@@ -23,7 +23,8 @@ TOLERABLE_MISSES_KEY = C.HEARTBEAT_TOLERABLE_MISSES.key  # Hudi default 2
 
 def heartbeat_settings(options: Mapping[str, str] | C.HoodieConfig | None) -> tuple[int, int]:
     """(interval in ms, tolerable misses) from the typed config: a bad value raises ConfigError naming the key."""
-    return C.option(options, C.HEARTBEAT_INTERVAL_MS), C.option(options, C.HEARTBEAT_TOLERABLE_MISSES)
+    cfg = C.HeartbeatConfig.from_options(options)
+    return cfg.interval_ms, cfg.tolerable_misses
 
 
 def heartbeat_path(instant_time: str) -> str:

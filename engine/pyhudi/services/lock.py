@@ -53,22 +53,22 @@ class FileSystemLock:
     """One writer's handle on the table lock (not re-entrant)."""
 
     def __init__(self, storage: Storage, options: Mapping[str, str] | None = None):
-        options = options or {}
-        provider = C.option(options, C.LOCK_PROVIDER)
+        cfg = C.LockConfig.from_options(options)
+        provider = cfg.provider
         if provider != FILESYSTEM_LOCK_PROVIDER:
             raise ConfigError(f"{C.LOCK_PROVIDER.key}={provider} is not supported by pyhudi; use "
                               f"{FILESYSTEM_LOCK_PROVIDER} (a lock file next to the table)")
-        folder = C.option(options, C.LOCK_FILESYSTEM_PATH)
+        folder = cfg.filesystem_path
         if folder:
             self.storage = Storage(str(folder).rstrip("/"))
             self.relative = LOCK_FILE_NAME
         else:
             self.storage = storage
             self.relative = f"{METAFOLDER}/{LOCK_FILE_NAME}"
-        self.expire_ms = C.option(options, C.LOCK_FILESYSTEM_EXPIRE) * 60_000
-        self.wait_ms = C.option(options, C.LOCK_WAIT_TIME_MS)
-        self.retry_wait_ms = C.option(options, C.LOCK_RETRY_WAIT_TIME_MS)
-        self.retries = C.option(options, C.LOCK_NUM_RETRIES)
+        self.expire_ms = cfg.expire_minutes * 60_000
+        self.wait_ms = cfg.wait_ms
+        self.retry_wait_ms = cfg.retry_wait_ms
+        self.retries = cfg.num_retries
         self.token = uuid.uuid4().hex
         self.held = False
         self.lost = False           # set when the refresher finds the lock taken over by another writer

@@ -27,11 +27,9 @@ from pyhudi.keygen.pathcodec import escape_path_name, unescape_path_name
 from pyhudi.sqlext import catalog, commits, describe
 
 # Keys that restate what hoodie.properties fixes when the table is created (record key, partitioning, type).
-IDENTITY_KEYS = {"primarykey", "precombinefield", "type", "hoodie.datasource.write.recordkey.field",
-                 "hoodie.datasource.write.precombine.field", "hoodie.datasource.write.partitionpath.field",
-                 "hoodie.datasource.write.table.type", "hoodie.datasource.write.keygenerator.class",
-                 "hoodie.datasource.write.hive_style_partitioning", "hoodie.datasource.write.partitionpath.urlencode",
-                 "hoodie.table.name", "hoodie.database.name"}
+IDENTITY_KEYS = {C.PRIMARY_KEY.lower(), C.PRECOMBINE_FIELD.lower(), C.TYPE} | {p.key for p in (
+    C.RECORD_KEY, C.PRECOMBINE, C.PARTITION_PATH, C.TABLE_TYPE, C.KEYGEN_CLASS, C.HIVE_STYLE, C.URL_ENCODE,
+    C.TABLE_NAME, C.DATABASE_NAME)}
 
 
 def spec_values(partition: exp.Expression) -> dict[str, str | None]:

@@ -108,8 +108,8 @@ def create_hudi_files(path: str, resolved: dict, data_schema: T.StructType, tabl
     arrow = storage_schema(to_arrow_schema(data_schema, timezone="UTC", prefers_large_types=False),
                            table_name=table_name)
     props = _table_properties(resolved, keygen, arrow)
-    props["hoodie.database.name"] = resolved[C.DATABASE_NAME.key]
-    for key in ("hoodie.datasource.write.drop.partition.columns",):
+    props[C.DATABASE_NAME.key] = resolved[C.DATABASE_NAME.key]
+    for key in (C.DROP_PARTITION_COLUMNS.key,):
         if key in resolved:
             props[key] = resolved[key]
     if str(resolved.get(C.POPULATE_META_FIELDS.key, "true")).lower() == "false":
@@ -122,12 +122,12 @@ def _catalog_properties(options: dict, table) -> dict:
     out = {k: v for k, v in options.items() if k.lower() != "path"}
     props = table.properties
     lowered = {k.lower() for k in out}
-    if "primarykey" not in lowered and props.record_key_fields:
-        out["primaryKey"] = ",".join(props.record_key_fields)
-    if "precombinefield" not in lowered and props.precombine_field:
-        out["preCombineField"] = props.precombine_field
-    if "type" not in lowered:
-        out["type"] = "mor" if props.is_mor else "cow"
+    if C.PRIMARY_KEY.lower() not in lowered and props.record_key_fields:
+        out[C.PRIMARY_KEY] = ",".join(props.record_key_fields)
+    if C.PRECOMBINE_FIELD.lower() not in lowered and props.precombine_field:
+        out[C.PRECOMBINE_FIELD] = props.precombine_field
+    if C.TYPE not in lowered:
+        out[C.TYPE] = "mor" if props.is_mor else "cow"
     return out
 
 
@@ -226,7 +226,7 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
 def _check_key_columns(resolved: dict, data_schema: T.StructType, name: str) -> None:
     """primaryKey / preCombineField must name columns (as Hudi's HoodieCatalogTable checks at CREATE)."""
     columns = {f.name.lower() for f in data_schema.fields}
-    for option, label in ((C.RECORD_KEY.key, "primaryKey"), (C.PRECOMBINE.key, "preCombineField")):
+    for option, label in ((C.RECORD_KEY.key, C.PRIMARY_KEY), (C.PRECOMBINE.key, C.PRECOMBINE_FIELD)):
         fields = [f.strip() for f in str(resolved.get(option) or "").split(",") if f.strip()]
         missing = [f for f in fields if f.lower() not in columns]
         if missing:

@@ -10,6 +10,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from sqlglot import exp
 
+from pyhudi import config as C
 from pyhudi.errors import SqlError
 from pyhudi.sqlext import catalog
 
@@ -130,10 +131,9 @@ def table_changes(resolver: Resolver, call: exp.Anonymous) -> DataFrame:
         raise SqlError(f"hudi_table_changes format {args[1]!r} is not supported; use 'latest_state' or 'cdc'")
     if begin.lower() == "earliest":
         begin = "000"
-    options = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": begin,
-               "hoodie.datasource.query.incremental.format": fmt}
+    options = {C.QUERY_TYPE.key: "incremental", C.BEGIN_INSTANT.key: begin, C.INCREMENTAL_FORMAT.key: fmt}
     if len(args) == 4:
-        options["hoodie.datasource.read.end.instanttime"] = str(args[3])
+        options[C.END_INSTANT.key] = str(args[3])
     entry = resolver.entry_by_name(target) if "/" not in target else None
     if entry is not None and entry.is_hudi:
         if fmt == "cdc":   # CDC rows have their own columns, not the table's

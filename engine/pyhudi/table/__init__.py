@@ -17,6 +17,7 @@ from typing import Mapping
 
 import pyarrow.fs as pafs
 
+from pyhudi import config as C
 from pyhudi.errors import NotAHudiTableError, UnsupportedTableVersionError
 from pyhudi.file_group.naming import PARTITION_METAFILE
 from pyhudi.storage import Storage
@@ -74,13 +75,10 @@ class HudiTable:
         storage = Storage(str(path))
         check_table_folder(storage)
         props = dict(values)
-        props.setdefault("hoodie.table.version", "6")
-        props.setdefault("hoodie.timeline.layout.version", "1")
-        props.setdefault("hoodie.archivelog.folder", "archived")
-        props.setdefault("hoodie.table.type", COPY_ON_WRITE)
-        props.setdefault("hoodie.database.name", "default")
-        props["hoodie.table.checksum"] = str(table_checksum(props.get("hoodie.database.name"),
-                                                             props["hoodie.table.name"]))
+        for prop in (C.TABLE_VERSION, C.TIMELINE_LAYOUT_VERSION, C.ARCHIVELOG_FOLDER, C.TABLE_PROP_TYPE,
+                     C.DATABASE_NAME):   # Hudi's defaults of a new table
+            props.setdefault(prop.key, prop.default)
+        props[C.TABLE_CHECKSUM.key] = str(table_checksum(props.get(C.DATABASE_NAME.key), props[C.TABLE_NAME.key]))
         storage.makedirs(f"{METAFOLDER}/archived")
         storage.makedirs(f"{METAFOLDER}/.temp")
         storage.makedirs(f"{METAFOLDER}/.aux")
@@ -104,7 +102,7 @@ class HudiTable:
             schema = timeline.read_metadata(instant).get("extraMetadata", {}).get("schema")
             if schema:
                 return json.loads(schema)
-        create = self.properties.get("hoodie.table.create.schema")
+        create = self.properties.get(C.TABLE_CREATE_SCHEMA.key)
         return json.loads(create) if create else None
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Mapping
 
-from pyhudi.config import PAYLOAD_CLASS
+from pyhudi import config as C
 from pyhudi.errors import CorruptFileError
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
@@ -127,11 +127,11 @@ class TableProperties:
 
     @property
     def name(self) -> str:
-        return self.values.get("hoodie.table.name", "")
+        return self.values.get(C.TABLE_NAME.key, "")
 
     @property
     def table_type(self) -> str:
-        return self.values.get("hoodie.table.type", COPY_ON_WRITE)
+        return self.values.get(C.TABLE_PROP_TYPE.key, COPY_ON_WRITE)
 
     @property
     def is_mor(self) -> bool:
@@ -139,65 +139,65 @@ class TableProperties:
 
     @property
     def version(self) -> str:
-        return self.values.get("hoodie.table.version", "")
+        return self.values.get(C.TABLE_VERSION.key, "")
 
     @property
     def record_key_fields(self) -> list[str]:
-        return _split_fields(self.values.get("hoodie.table.recordkey.fields"))
+        return _split_fields(self.values.get(C.TABLE_RECORDKEY_FIELDS.key))
 
     @property
     def partition_fields(self) -> list[str]:
-        return _split_fields(self.values.get("hoodie.table.partition.fields"))
+        return _split_fields(self.values.get(C.TABLE_PARTITION_FIELDS.key))
 
     @property
     def precombine_field(self) -> str | None:
-        return self.values.get("hoodie.table.precombine.field") or None
+        return self.values.get(C.TABLE_PRECOMBINE_FIELD.key) or None
 
     @property
     def payload_class(self) -> str:
         """The payload that merges log records with base records (hoodie.compaction.payload.class), Hudi's
         default when the table does not name one."""
-        return self.values.get("hoodie.compaction.payload.class") or PAYLOAD_CLASS.default
+        return self.values.get(C.COMPACTION_PAYLOAD_CLASS.key) or C.PAYLOAD_CLASS.default
 
     @property
     def keygen_class(self) -> str | None:
-        return self.values.get("hoodie.table.keygenerator.class") or None
+        return self.values.get(C.TABLE_KEYGEN_CLASS.key) or None
 
     @property
     def hive_style(self) -> bool:
-        return self.values.get("hoodie.datasource.write.hive_style_partitioning", "false").lower() == "true"
+        return self.values.get(C.HIVE_STYLE.key, "false").lower() == "true"
 
     @property
     def url_encode(self) -> bool:
-        return self.values.get("hoodie.datasource.write.partitionpath.urlencode", "false").lower() == "true"
+        return self.values.get(C.URL_ENCODE.key, "false").lower() == "true"
 
     @property
     def populate_meta_fields(self) -> bool:
-        return self.values.get("hoodie.populate.meta.fields", "true").lower() == "true"
+        return self.values.get(C.POPULATE_META_FIELDS.key, "true").lower() == "true"
 
     @property
     def drop_partition_columns(self) -> bool:
-        return self.values.get("hoodie.datasource.write.drop.partition.columns", "false").lower() == "true"
+        return self.values.get(C.DROP_PARTITION_COLUMNS.key, "false").lower() == "true"
 
     def write_options(self) -> dict[str, str]:
         """The table's identity expressed as datasource write options (what every writer must agree on)."""
         options = {
-            "hoodie.table.name": self.name,
-            "hoodie.datasource.write.table.type": self.table_type,
-            "hoodie.datasource.write.recordkey.field": ",".join(self.record_key_fields),
-            "hoodie.datasource.write.partitionpath.field": ",".join(self.partition_fields),
-            "hoodie.datasource.write.hive_style_partitioning": str(self.hive_style).lower(),
-            "hoodie.datasource.write.partitionpath.urlencode": str(self.url_encode).lower(),
+            C.TABLE_NAME.key: self.name,
+            C.TABLE_TYPE.key: self.table_type,
+            C.RECORD_KEY.key: ",".join(self.record_key_fields),
+            C.PARTITION_PATH.key: ",".join(self.partition_fields),
+            C.HIVE_STYLE.key: str(self.hive_style).lower(),
+            C.URL_ENCODE.key: str(self.url_encode).lower(),
         }
         if self.precombine_field:
-            options["hoodie.datasource.write.precombine.field"] = self.precombine_field
+            options[C.PRECOMBINE.key] = self.precombine_field
         if self.keygen_class:
-            options["hoodie.datasource.write.keygenerator.class"] = self.keygen_class
+            options[C.KEYGEN_CLASS.key] = self.keygen_class
         options.update({k: v for k, v in self.values.items() if k.startswith("hoodie.keygen.")})
         # A BUCKET table's index settings (pyhudi.index.BUCKET_TABLE_KEYS): writers must hash keys alike.
         options.update({k: v for k, v in self.values.items()
-                        if k in ("hoodie.index.type", "hoodie.index.bucket.engine", "hoodie.bucket.index.num.buckets",
-                                 "hoodie.bucket.index.hash.field")})
+                        if k in (C.INDEX_TYPE.key, C.BUCKET_ENGINE.key, C.BUCKET_NUM_BUCKETS.key,
+                                 C.BUCKET_HASH_FIELD.key)})
         return options
 
 
@@ -221,10 +221,10 @@ def read_table_properties(storage: Storage) -> TableProperties:
     except ValueError as exc:
         raise CorruptFileError(f"{where} cannot be parsed as java.util.Properties ({exc}); fix the line or "
                                f"{fix}.") from None
-    missing = [k for k in ("hoodie.table.name", "hoodie.table.version") if not values.get(k)]
+    missing = [k for k in (C.TABLE_NAME.key, C.TABLE_VERSION.key) if not values.get(k)]
     if missing:
         raise CorruptFileError(f"{where} is incomplete or damaged: {', '.join(missing)} missing; {fix}.")
-    table_type = values.get("hoodie.table.type", COPY_ON_WRITE)
+    table_type = values.get(C.TABLE_PROP_TYPE.key, COPY_ON_WRITE)
     if table_type not in (COPY_ON_WRITE, MERGE_ON_READ):
         raise CorruptFileError(f"{where} has hoodie.table.type={table_type!r}, which is neither {COPY_ON_WRITE} nor "
                                f"{MERGE_ON_READ}; fix the value or {fix}.")

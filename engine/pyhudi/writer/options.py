@@ -98,8 +98,8 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
                               f"identify a record, or use one of {', '.join(AUTO_KEY_OPERATIONS)}")
     if not resolved.get(C.PRECOMBINE.key) and table is None and "ts" in incoming.columns:
         resolved[C.PRECOMBINE.key] = "ts"   # Hudi's default ordering field
-    payload = resolved.get(C.PAYLOAD_CLASS.key) or (table.properties.get("hoodie.compaction.payload.class")
-                                                    if table else None) or C.PAYLOAD_CLASS.default
+    payload = resolved.get(C.PAYLOAD_CLASS.key) or (table.properties.payload_class if table else None) \
+        or C.PAYLOAD_CLASS.default
     if payload not in SUPPORTED_PAYLOADS:
         raise ConfigError(f"{C.PAYLOAD_CLASS.key}={payload} is not supported; use one of "
                           f"{', '.join(SUPPORTED_PAYLOADS)}")
@@ -112,7 +112,7 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
                           f"{resolved.get(C.PRECOMBINE.key)!r} of merge-on-read table {name}, whose readers order by "
                           f"the precombine field; drop the option or set {C.PRECOMBINE.key}={ordering}")
     if config.get(C.METADATA_ENABLE):
-        warnings.warn("hoodie.metadata.enable=true is ignored: pyhudi does not write the metadata table",
+        warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored: pyhudi does not write the metadata table",
                       stacklevel=4)
     return resolved
 
@@ -137,30 +137,30 @@ def check_fields(incoming: DataFrame, keygen, resolved: dict, config: C.HoodieCo
 
 def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     props = {
-        "hoodie.table.name": resolved[C.TABLE_NAME.key],
-        "hoodie.table.type": resolved.get(C.TABLE_TYPE.key, COPY_ON_WRITE),
-        "hoodie.table.keygenerator.class": keygen.java_class,
-        "hoodie.datasource.write.hive_style_partitioning": resolved.get(C.HIVE_STYLE.key, "false").lower(),
-        "hoodie.datasource.write.partitionpath.urlencode": resolved.get(C.URL_ENCODE.key, "false").lower(),
-        "hoodie.datasource.write.drop.partition.columns": "false",
-        "hoodie.table.base.file.format": "PARQUET",
-        "hoodie.populate.meta.fields": "false" if virtual_keys.wanted(resolved) else "true",
-        "hoodie.table.create.schema": avro_json(create_table_avro(schema, resolved[C.TABLE_NAME.key])),
+        C.TABLE_NAME.key: resolved[C.TABLE_NAME.key],
+        C.TABLE_PROP_TYPE.key: resolved.get(C.TABLE_TYPE.key, COPY_ON_WRITE),
+        C.TABLE_KEYGEN_CLASS.key: keygen.java_class,
+        C.HIVE_STYLE.key: resolved.get(C.HIVE_STYLE.key, "false").lower(),
+        C.URL_ENCODE.key: resolved.get(C.URL_ENCODE.key, "false").lower(),
+        C.DROP_PARTITION_COLUMNS.key: "false",
+        C.TABLE_BASE_FILE_FORMAT.key: C.TABLE_BASE_FILE_FORMAT.default,
+        C.POPULATE_META_FIELDS.key: "false" if virtual_keys.wanted(resolved) else "true",
+        C.TABLE_CREATE_SCHEMA.key: avro_json(create_table_avro(schema, resolved[C.TABLE_NAME.key])),
     }
     if keygen.record_key_fields:   # Hudi omits the key of a table with auto-generated record keys
-        props["hoodie.table.recordkey.fields"] = ",".join(keygen.record_key_fields)
+        props[C.TABLE_RECORDKEY_FIELDS.key] = ",".join(keygen.record_key_fields)
     if keygen.partition_path_fields:   # plain names, also for CustomKeyGenerator's "field:type" form
-        props["hoodie.table.partition.fields"] = ",".join(keygen.partition_path_fields)
+        props[C.TABLE_PARTITION_FIELDS.key] = ",".join(keygen.partition_path_fields)
     if resolved.get(C.PRECOMBINE.key):
-        props["hoodie.table.precombine.field"] = resolved[C.PRECOMBINE.key]
-    if props["hoodie.table.type"] == "MERGE_ON_READ":
-        props["hoodie.compaction.payload.class"] = resolved[C.PAYLOAD_CLASS.key]
+        props[C.TABLE_PRECOMBINE_FIELD.key] = resolved[C.PRECOMBINE.key]
+    if props[C.TABLE_PROP_TYPE.key] == "MERGE_ON_READ":
+        props[C.COMPACTION_PAYLOAD_CLASS.key] = resolved[C.PAYLOAD_CLASS.key]
     props.update({k: v for k, v in resolved.items() if k.startswith("hoodie.keygen.")})
     props.update(cdc_table_properties(C.HoodieConfig(resolved, warn_unknown=False)))
     spec = index_spec(C.HoodieConfig(resolved, warn_unknown=False), keygen.record_key_fields,
-                      props["hoodie.table.name"])
+                      props[C.TABLE_NAME.key])
     if virtual_keys.wanted(resolved):   # refused before the table exists
-        virtual_keys.check(props["hoodie.table.name"], keygen, props["hoodie.table.type"], spec.type)
+        virtual_keys.check(props[C.TABLE_NAME.key], keygen, props[C.TABLE_PROP_TYPE.key], spec.type)
     props.update(index_table_properties(spec))
     return props
 
