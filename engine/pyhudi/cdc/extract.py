@@ -19,9 +19,9 @@ import pyarrow.compute as pc
 
 from pyhudi.cdc import CDC_SCHEMA, DELETE, INSERT, UPDATE
 from pyhudi.cdc.plan import CdcTask
+from pyhudi.schema.meta_fields import COMMIT_TIME, RECORD_KEY
 
-KEY = "_hoodie_record_key"
-COMMIT_TIME = "_hoodie_commit_time"
+KEY = RECORD_KEY
 
 # read_slice(file_slice, visible_instants) -> the slice's records in the table schema (the reader layer's merge)
 SliceReader = Callable[[object, frozenset], pa.Table]

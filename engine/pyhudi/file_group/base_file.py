@@ -17,13 +17,13 @@ import struct
 from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
                                             BloomFilter, bit_size, num_hashes)
 from pyhudi.errors import CorruptFileError
+from pyhudi.schema.meta_fields import META_FIELDS, UNIQUE_META_FIELDS
 from pyhudi.storage import Storage
 
 # Meta columns whose values are unique per file: a dictionary never pays for them (parquet-mr, Hudi's writer,
 # falls back to plain encoding for them once the dictionary page overflows; pyarrow would hash every value first).
-UNIQUE_META_COLUMNS = ("_hoodie_commit_seqno", "_hoodie_record_key")
-META_COLUMNS = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
-                "_hoodie_file_name"]
+UNIQUE_META_COLUMNS = UNIQUE_META_FIELDS
+META_COLUMNS = list(META_FIELDS)
 AVRO_SCHEMA_KEY = "parquet.avro.schema"
 # zlib level for gzip (Hudi's default codec). pyarrow defaults to 9, which made writing a 100k-row base file ~6x
 # slower than level 1 for a file only ~1% smaller; Java Hudi uses zlib's default (6, Hadoop's zlib.compress.level).

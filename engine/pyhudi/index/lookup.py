@@ -13,10 +13,9 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from pyhudi.schema.meta_fields import PARTITION_PATH, RECORD_KEY
 from pyhudi.storage import Storage
 
-RECORD_KEY = "_hoodie_record_key"
-PARTITION_PATH = "_hoodie_partition_path"
 KEY_SCHEMA = f"{RECORD_KEY} string, {PARTITION_PATH} string"
 _LOC_PARTITION = "_pyhudi_loc_partition"
 _LOC_FILE = "_pyhudi_loc_file"

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-RECORD_KEY = "_hoodie_record_key"
-PARTITION_PATH = "_hoodie_partition_path"
+from pyhudi.schema.meta_fields import PARTITION_PATH, RECORD_KEY
 
 
 def key_columns(keygen) -> list[str]:

@@ -16,9 +16,9 @@ import pyarrow.compute as pc
 
 from pyhudi.merge.payloads import OVERWRITE_WITH_LATEST, payload_of
 from pyhudi.merge.rules import combine_with_stored, precombine, stored_wins
+from pyhudi.schema.meta_fields import IS_DELETED, RECORD_KEY
 
-IS_DELETED_FIELD = "_hoodie_is_deleted"
-RECORD_KEY = "_hoodie_record_key"
+IS_DELETED_FIELD = IS_DELETED
 _STAGING = re.compile(r"^_(hoodie|pyhudi)_")
 
 

@@ -8,17 +8,10 @@ import re
 import pyarrow as pa
 
 from pyhudi.errors import SchemaError
+from pyhudi.schema.meta_fields import META_FIELDS, META_SET  # noqa: F401 - META_SET re-exported
 
 
-META_COLUMNS = [
-    "_hoodie_commit_time",
-    "_hoodie_commit_seqno",
-    "_hoodie_record_key",
-    "_hoodie_partition_path",
-    "_hoodie_file_name",
-]
-
-META_SET = frozenset(META_COLUMNS)
+META_COLUMNS = list(META_FIELDS)
 AVRO_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 COMMENT = b"comment"
 MAX_DECIMAL_PRECISION = 38  # Spark's DecimalType.MAX_PRECISION

@@ -20,6 +20,7 @@ from pyhudi.file_group.base_file import BloomSettings, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.services.clustering_plan import ClusteringPlan
 from pyhudi.services.compaction_tasks import plan_file_slice
+from pyhudi.schema import meta_fields as MF
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
 
@@ -126,13 +127,13 @@ def _runs(values: pa.Array) -> list[tuple[int, int]]:
 
 def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:
     """One new file group: the records in storage types, meta columns kept but the file name."""
-    partition = records["_hoodie_partition_path"][0].as_py() or ""
+    partition = records[MF.PARTITION_PATH][0].as_py() or ""
     file_id = new_file_id()
     name = base_file_name(file_id, token, ctx.instant_time)
     relative = partition_file(partition, name)
     columns = []
     for fld in ctx.schema:
-        if fld.name == "_hoodie_file_name":
+        if fld.name == MF.FILE_NAME:
             columns.append(pa.chunked_array([pa.array([name] * records.num_rows, pa.string())]))
             continue
         column = records[fld.name]
@@ -155,7 +156,7 @@ def write_frame(records, plan: ClusteringPlan, ctx: ClusterContext, sort_columns
     sequence, cutting files at `records_per_file`, so a group's files hold disjoint sort ranges."""
     from pyspark.sql import functions as F
 
-    order = [F.col(GROUP_COLUMN)] + [F.col(f"`{c}`") for c in sort_columns] + [F.col("_hoodie_record_key")]
+    order = [F.col(GROUP_COLUMN)] + [F.col(f"`{c}`") for c in sort_columns] + [F.col(MF.RECORD_KEY)]
     ordered = records.repartitionByRange(max(1, len(plan.groups)), F.col(GROUP_COLUMN)).sortWithinPartitions(*order)
     return ordered.mapInArrow(lambda batches: write_clustered(ctx, batches), STATS_DDL)
 

@@ -20,6 +20,7 @@ from pyhudi.file_group.base_file import BloomSettings, read_base_file, write_bas
 from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
 from pyhudi.file_group.naming import base_file_name, parse_base_file_name, parse_log_file_name
 from pyhudi.services.compaction_plan import TOTAL_LOG_FILES_SIZE, CompactionPlan
+from pyhudi.schema import meta_fields as MF
 from pyhudi.storage import Storage
 
 # --- execution --------------------------------------------------------------------------------------------------
@@ -145,8 +146,8 @@ def _log_counts(ctx: CompactContext, slice_: FileSlice) -> dict:
         block = item.block
         if block.records is not None and block.records.num_rows:
             records += block.records.num_rows
-            if "_hoodie_record_key" in block.records.column_names:
-                keys.update(block.records["_hoodie_record_key"].to_pylist())
+            if MF.RECORD_KEY in block.records.column_names:
+                keys.update(block.records[MF.RECORD_KEY].to_pylist())
         for entry in block.delete_keys or []:
             records += 1
             keys.add(entry.record_key)
@@ -172,8 +173,8 @@ def compact_file_slice(ctx: CompactContext, op: dict) -> pa.Table:
     token, _ = task_token()
     name = base_file_name(slice_.file_id, token, ctx.instant_time)
     relative = f"{slice_.partition_path}/{name}" if slice_.partition_path else name
-    merged = merged.sort_by("_hoodie_record_key")
-    index = merged.column_names.index("_hoodie_file_name")
+    merged = merged.sort_by(MF.RECORD_KEY)
+    index = merged.column_names.index(MF.FILE_NAME)
     merged = merged.set_column(index, merged.schema.field(index),
                                pa.array([name] * merged.num_rows, pa.string()))
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if slice_.base_file else "CREATE")
@@ -182,8 +183,8 @@ def compact_file_slice(ctx: CompactContext, op: dict) -> pa.Table:
 
     if slice_.base_file is not None:
         base_keys = read_base_file(ctx.storage, slice_.base_file.path,
-                                   ["_hoodie_record_key"])["_hoodie_record_key"].combine_chunks()
-        merged_keys = merged["_hoodie_record_key"].combine_chunks()
+                                   [MF.RECORD_KEY])[MF.RECORD_KEY].combine_chunks()
+        merged_keys = merged[MF.RECORD_KEY].combine_chunks()
         in_base = pc.is_in(merged_keys, value_set=base_keys)
         from_logs = pc.is_in(merged_keys, value_set=pa.array(sorted(counts["keys"]), pa.string()))
         inserts = merged.num_rows - _count(in_base)

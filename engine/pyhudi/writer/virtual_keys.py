@@ -24,12 +24,10 @@ import pyarrow as pa
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
 from pyhudi.keygen import COMPLEX, NON_PARTITION, SIMPLE, TYPE_TO_CLASS
+from pyhudi.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, PARTITION_PATH, RECORD_KEY
 
-RECORD_KEY = "_hoodie_record_key"
-PARTITION_PATH = "_hoodie_partition_path"
-FILE_NAME = "_hoodie_file_name"
 # meta columns Hudi leaves null in a virtual-key base file
-NULL_META = ("_hoodie_commit_time", "_hoodie_commit_seqno", RECORD_KEY, PARTITION_PATH)
+NULL_META = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH)
 ALLOWED_KEYGENS = tuple(TYPE_TO_CLASS[t] for t in (SIMPLE, COMPLEX, NON_PARTITION))
 ALLOWED_INDEXES = ("SIMPLE", "GLOBAL_SIMPLE")
 FIX = f"set {C.POPULATE_META_FIELDS.key}=true (the default) to keep Hudi's meta columns"
