@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from pyhudi.cdc import DELETE, INSERT, UPDATE
 from pyhudi.file_group.log_block import BlockType, LogBlock, encode_avro_content
-from pyhudi.file_group.naming import log_file_name
+from pyhudi.file_group.naming import log_file_name, parse_log_file_name
 
 CDC_SUFFIX = "-cdc"           # HoodieCDCUtils.CDC_LOGFILE_SUFFIX (0.14/0.15)
 KEY = "_hoodie_record_key"
@@ -28,6 +28,15 @@ _OP_KEY_SCHEMA = {"type": "record", "name": "Record", "fields": [
 
 def cdc_log_name(file_id: str, instant_time: str, token: str) -> str:
     return log_file_name(file_id, instant_time, 1, token) + CDC_SUFFIX
+
+
+def parse_cdc_log_name(name: str) -> tuple[str, str, int, str] | None:
+    """(file_id, base_instant, version, write_token) of a `-cdc` log file name, else None. The base instant is the
+    commit that wrote it (also its new base file's): Hudi's file system view counts the file among that file
+    slice's log files, so the cleaner, rollback and savepoints treat it with the slice."""
+    if not name.endswith(CDC_SUFFIX):
+        return None
+    return parse_log_file_name(name[:-len(CDC_SUFFIX)])
 
 
 def cdc_avro_schema(mode: str, table_avro_json: str) -> str:

@@ -22,6 +22,7 @@ from pyhudi.actions.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,
 from pyhudi.actions.service_commit import ServiceInstantCommit
 from pyhudi.services import async_clean
 from pyhudi.services.clean_trigger import CLEAN_TRIGGER_KEYS, needs_cleaning
+from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name, partition_of
 from pyhudi.services.clean_planner import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,  # noqa: F401 - re-exported
@@ -172,7 +173,7 @@ def _planned_files(storage: Storage, plan: dict, source: str) -> dict[str, list[
         relative = storage.inside(path, source)
         name = posixpath.basename(relative)
         if partition_of(relative) != partition or relative.startswith(METAFOLDER + "/") or \
-                not (parse_base_file_name(name) or parse_log_file_name(name)):
+                not (parse_base_file_name(name) or parse_log_file_name(name) or parse_cdc_log_name(name)):
             raise CorruptFileError(f"{source} names the path {path!r} in partition {partition!r}, which is not a "
                                    "data file of that partition; the clean plan is corrupt: remove it")
         per_partition.setdefault(partition, []).append(name)
@@ -182,7 +183,7 @@ def _planned_files(storage: Storage, plan: dict, source: str) -> dict[str, list[
 def _delete_partition_if_empty(storage: Storage, partition: str) -> bool:
     """Delete a cleaned-out partition: its metadata file only once no data file is left in its folder, then the
     folder only if empty. A nested partition (a value containing '/') below it keeps its files and folder."""
-    if any(parse_base_file_name(i.base_name) or parse_log_file_name(i.base_name)
+    if any(parse_base_file_name(i.base_name) or parse_log_file_name(i.base_name) or parse_cdc_log_name(i.base_name)
            for i in storage.list_files(partition)):
         return False
     storage.delete_file(f"{partition}/{PARTITION_METAFILE}")

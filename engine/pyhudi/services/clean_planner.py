@@ -10,7 +10,8 @@ to retain in actions/retention.py, shared with the archiver), after Hudi's Clean
 
 Never deleted: a slice some savepoint pins, a slice a pending compaction needs. File groups replaced by a
 replacecommit go entirely once the replacecommit is older than the earliest commit to retain (any age for
-KEEP_LATEST_FILE_VERSIONS). A slice is its base file and log files, deleted together.
+KEEP_LATEST_FILE_VERSIONS). A slice is its base file and log files, deleted together; a CDC table's `-cdc` logs
+are log files of the slice of the commit that wrote them (as Hudi's file system view counts them), so they go with it.
 
 With KEEP_LATEST_COMMITS the planner only looks at partitions written since the last clean's earliest commit to
 retain (Hudi's incremental cleaning), so the check after each commit costs one timeline listing when nothing is due.
@@ -29,6 +30,7 @@ from pyhudi.actions.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOU
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
 from pyhudi.actions.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
                                               read_cleaner_plan, savepointed_files)
+from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_file, partition_of
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
@@ -99,7 +101,7 @@ def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOption
 
 
 def _list_data_files(table: HudiTable, timeline: Timeline, partitions: Iterable[str] | None) -> dict[str, list[str]]:
-    """partition -> names of base and log files, from the process's listing of the table kept in step with
+    """partition -> names of base and log files (with -cdc logs), from the process's listing of the table kept in step with
     `timeline` (table/listing.py: only partitions that new instants touched are listed again, so another process's
     commit is seen); restricted to `partitions` unless None."""
     wanted = None if partitions is None else set(partitions)
@@ -108,7 +110,7 @@ def _list_data_files(table: HudiTable, timeline: Timeline, partitions: Iterable[
         partition = partition_of(relative)
         if wanted is not None and partition not in wanted:
             continue
-        if parse_base_file_name(name) or parse_log_file_name(name):
+        if parse_base_file_name(name) or parse_log_file_name(name) or parse_cdc_log_name(name):
             out.setdefault(partition, []).append(name)
     return out
 
@@ -116,7 +118,7 @@ def _list_data_files(table: HudiTable, timeline: Timeline, partitions: Iterable[
 @dataclass
 class _Slice:
     base_instant: str
-    files: list[str]        # names: base file (if any) and log files
+    files: list[str]        # names: base file (if any) and log files (-cdc logs included)
 
 
 class _Planner:
@@ -172,7 +174,7 @@ class _Planner:
                     continue
                 slices.setdefault((file_id, instant_time), _Slice(instant_time, [])).files.insert(0, name)
                 continue
-            file_id, base_instant, _, _ = parse_log_file_name(name)
+            file_id, base_instant, _, _ = parse_log_file_name(name) or parse_cdc_log_name(name)
             slices.setdefault((file_id, base_instant), _Slice(base_instant, [])).files.append(name)
         groups: dict[str, list[_Slice]] = {}
         for (file_id, base_instant), slice_ in slices.items():

@@ -3,7 +3,8 @@
 A rollback of instant X is its own instant R, later than everything on the timeline:
 
 1. `R.rollback.requested` — a HoodieRollbackPlan (Avro): per file group, the files X created (found by X's
-   markers in `.hoodie/.temp/X/`, X's commit metadata and base files named `*_X.parquet`) and the log files that
+   markers in `.hoodie/.temp/X/`, X's commit metadata with its cdcStats, and base files named `*_X.parquet` and
+   -cdc logs `.<fileId>_X.log.*-cdc`, which only X writes) and the log files that
    also hold other instants' blocks (those get a ROLLBACK command block instead of being deleted);
 2. `R.rollback.inflight`, then: X's completed file goes first (readers stop seeing X at once), then X's data
    files, X's pending instant files and markers;
@@ -25,6 +26,7 @@ from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.markers import create_marker, delete_markers, marked_files
 from pyhudi.actions.service_commit import ServiceInstantCommit
 from pyhudi.actions.timeline_metadata import savepoint_times
+from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
 from pyhudi.storage import Storage
@@ -192,19 +194,21 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
         meta = Timeline(storage, []).read_metadata(target)   # a compaction's completed file is `<t>.commit`
         for stats in (meta.get("partitionToWriteStats") or {}).values():
             written.update(storage.inside(s["path"], source) for s in stats if s.get("path"))
+            written.update(storage.inside(p, source) for s in stats for p in (s.get("cdcStats") or {}))
     base_path = storage.base_path
-    for info in storage.list_files("", recursive=True):   # base files named with the instant (no marker left)
+    for info in storage.list_files("", recursive=True):   # files named with the instant (no marker left)
         relative = info.path[len(base_path) + 1:]
         if relative.startswith(METAFOLDER + "/"):
             continue
         parsed = parse_base_file_name(info.base_name)
-        if parsed and parsed[2] == target.time:
+        cdc = parse_cdc_log_name(info.base_name)
+        if (parsed and parsed[2] == target.time) or (cdc and cdc[1] == target.time):
             written.add(relative)
     requests: dict[tuple[str, str], dict] = {}
     for relative in sorted(written):
         name = relative.rsplit("/", 1)[-1]
         base = parse_base_file_name(name)
-        log = parse_log_file_name(name)
+        log = parse_log_file_name(name) or parse_cdc_log_name(name)
         file_id = base[0] if base else (log[0] if log else None)
         key = (partition_of(relative), file_id or "")
         request = requests.setdefault(key, {"partitionPath": key[0], "fileId": file_id,

@@ -1,7 +1,8 @@
 """Savepoints: pin a completed commit's files so the cleaner keeps them and the table can be restored to it.
 
 A savepoint is `<t>.savepoint.inflight` (empty) then `<t>.savepoint`, a HoodieSavepointMetadata Avro file that
-lists, per partition, the file names of the latest file slices at `t` (base file and log files), as Hudi's
+lists, per partition, the file names of the latest file slices at `t` (base file and log files, with a CDC table's
+-cdc logs of those slices, which Hudi's file system view counts as their log files), as Hudi's
 SavepointActionExecutor does, on the one commit protocol (actions/service_commit.py; like Hudi, no requested file).
 Deleting a savepoint removes both files. Restoring to a savepoint is the restore action's (services/rollback.py).
 """
@@ -16,7 +17,7 @@ from pyhudi.actions.timeline_metadata import latest_clean_retained_commit, savep
 from pyhudi.errors import TimelineError
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import METAFOLDER, SAVEPOINT, Instant, State, Timeline, normalize_instant_argument
+from pyhudi.timeline import METAFOLDER, SAVEPOINT, WRITE_ACTIONS, Instant, State, Timeline, normalize_instant_argument
 
 
 # --- public API -------------------------------------------------------------------------------------------
@@ -94,7 +95,18 @@ def _latest_files(table: HudiTable, timeline: Timeline, instant_time: str) -> di
     for slice_ in view.latest_slices():
         files = [slice_.base_file.path] if slice_.base_file else []
         files += [log.path for log in slice_.log_files if log.path not in later_logs]
+        files += _cdc_logs(timeline, slice_)
         entry = out.setdefault(slice_.partition_path, {"partitionPath": slice_.partition_path,
                                                       "savepointDataFile": []})
         entry["savepointDataFile"].extend(p.rsplit("/", 1)[-1] for p in files)
     return out
+
+
+def _cdc_logs(timeline: Timeline, slice_) -> list[str]:
+    """The -cdc logs of a slice: those its base instant's commit wrote for its file group (the write stats'
+    cdcStats, relative paths), when that commit is on the active timeline."""
+    instant = timeline.find(slice_.base_instant)
+    if instant is None or not instant.is_completed or instant.action not in WRITE_ACTIONS:
+        return []
+    stats = (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).get(slice_.partition_path) or []
+    return sorted(p for s in stats if s.get("fileId") == slice_.file_id for p in (s.get("cdcStats") or {}))
