@@ -3,6 +3,7 @@ into, the value parsers shared by all groups, and the cross-key rules a group re
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -16,6 +17,7 @@ class ConfigProperty:
     parse: Callable[[str], Any] = str
     choices: tuple[str, ...] | None = None
     doc: str = ""
+    group: str = ""     # the pyhudi.config module that declares it (table, write, index, ...)
 
 
 # key -> property; filled by the group modules (pyhudi.config imports them all)
@@ -26,10 +28,11 @@ VALIDATORS: list[tuple[frozenset[str], Callable[[Any], None]]] = []
 
 def declare(key: str, default: Any, parse: Callable[[str], Any] = str, choices: Iterable[str] | None = None,
             doc: str = "") -> ConfigProperty:
-    """Declare a key once; a second declaration of the same key is a programming error."""
+    """Declare a key once, in the group module calling this; a second declaration is a programming error."""
     if key in PROPERTIES:
         raise RuntimeError(f"Hudi option {key} is declared twice")
-    prop = ConfigProperty(key, default, parse, tuple(choices) if choices is not None else None, doc)
+    group = str(sys._getframe(1).f_globals.get("__name__", "")).rsplit(".", 1)[-1]
+    prop = ConfigProperty(key, default, parse, tuple(choices) if choices is not None else None, doc, group)
     PROPERTIES[key] = prop
     return prop
 
