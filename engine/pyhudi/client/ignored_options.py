@@ -1,6 +1,6 @@
 """Hudi options pyhudi accepts but does not implement: each warns once per process, by name, saying it is ignored.
 
-config.py accepts whole families of Hudi keys (``hoodie.compaction.*``, ``hoodie.clustering.*``) and a list of
+pyhudi.config accepts whole families of Hudi keys (``hoodie.compaction.*``, ``hoodie.clustering.*``) and a list of
 tuning keys without a warning, as they are legitimate Hudi keys; this module names those of them pyhudi has no
 behaviour for, so a user who sets one learns that it does nothing here instead of assuming it took effect.
 """

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyhudi import config as C
 from pyhudi.errors import ConfigError
 
 _PKG = "org.apache.hudi.common.model."
@@ -22,8 +23,8 @@ EMPTY_PAYLOAD = _PKG + "EmptyHoodieRecordPayload"
 OVERWRITE_NON_DEFAULTS = _PKG + "OverwriteNonDefaultsWithLatestAvroPayload"
 PARTIAL_UPDATE = _PKG + "PartialUpdateAvroPayload"
 
-PAYLOAD_ORDERING_FIELD = "hoodie.payload.ordering.field"
-PAYLOAD_EVENT_TIME_FIELD = "hoodie.payload.event.time.field"
+PAYLOAD_ORDERING_FIELD = C.PAYLOAD_ORDERING_FIELD.key
+PAYLOAD_EVENT_TIME_FIELD = C.PAYLOAD_EVENT_TIME_FIELD.key
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ PAYLOADS = {p.name: p for p in (
 SUPPORTED_PAYLOADS = tuple(PAYLOADS)
 
 
-def payload_of(name: str | Payload | None, option: str = "hoodie.datasource.write.payload.class") -> Payload:
+def payload_of(name: str | Payload | None, option: str = C.PAYLOAD_CLASS.key) -> Payload:
     """The payload of a class name (None: OverwriteWithLatestAvroPayload); an unknown class is a ConfigError
     naming ``option`` and the supported classes."""
     if isinstance(name, Payload):

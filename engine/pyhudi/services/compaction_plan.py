@@ -1,5 +1,5 @@
 """Compaction plans: the options that shape a plan (strategy, IO budget, log thresholds; keys declared in
-config.py) and the plan generator (latest file slices with log files, outside pending compactions, ordered and
+config/compaction.py) and the plan generator (latest file slices with log files, outside pending compactions, ordered and
 bounded by the compaction strategy). The plan record and its reader: actions/compaction_plan.py."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ SUPPORTED_STRATEGIES = (LOG_FILE_SIZE_STRATEGY, LOG_FILE_NUM_STRATEGY, BOUNDED_I
 
 _MB = 1024 * 1024
 
-bool_option = C.bool_option      # the one parser of options (config.py), under the names importers use
+bool_option = C.bool_option      # the one parser of options (pyhudi.config), under the names importers use
 int_option = C.int_option
 
 

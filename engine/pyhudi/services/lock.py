@@ -33,7 +33,7 @@ try:
 except ImportError:        # not POSIX: no guard, best effort as on object stores
     fcntl = None
 
-# The hoodie.write.lock.* keys, their defaults and docs are declared once in config.py (C.LOCK_*).
+# The hoodie.write.lock.* keys, their defaults and docs are declared once in config/lock.py (C.LOCK_*, C.LockConfig).
 FILESYSTEM_LOCK_PROVIDER = C.LOCK_PROVIDER.default
 LOCK_FILE_NAME = "lock"
 OWNER_FIELD = "lockOwner"
