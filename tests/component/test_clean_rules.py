@@ -127,12 +127,12 @@ def test_background_clean_is_joined_at_process_exit(tmp_path):
 # --- KEEP_LATEST_BY_HOURS --------------------------------------------------------------------------------------
 def _write_at(spark, monkeypatch, path, opts, hours_ago: list[float], zone_now):
     """One commit per entry, each with its instant time `hours ago` on the table's clock."""
-    monkeypatch.setattr(tl, "_last_instant", ["0"])     # this process's floor would push the times to now
+    monkeypatch.setattr(tl.instant_time, "_last_instant", ["0"])     # this process's floor would push the times to now
     commits = []
     for i, hours in enumerate(hours_ago):
-        monkeypatch.setattr(tl, "now_in_zone", lambda zone, h=hours: zone_now(zone) - timedelta(hours=h))
+        monkeypatch.setattr(tl.instant_time, "now_in_zone", lambda zone, h=hours: zone_now(zone) - timedelta(hours=h))
         commits.append(str(pyhudi.write(_df(spark, [(1, f"a{i}", i, "p1")]), path, opts)))
-    monkeypatch.setattr(tl, "now_in_zone", zone_now)
+    monkeypatch.setattr(tl.instant_time, "now_in_zone", zone_now)
     return commits
 
 

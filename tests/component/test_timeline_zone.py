@@ -98,10 +98,10 @@ def test_keep_latest_by_hours_on_a_local_timeline(spark, tmp_path, zone, monkeyp
     zone("Asia/Kolkata")
     path = tmp_path / "hours_local"
     opts = _options("hours_local")
-    monkeypatch.setattr(tl, "_last_instant", ["0"])
+    monkeypatch.setattr(tl.instant_time, "_last_instant", ["0"])
     commits = []
     for i, hours in enumerate([8, 6, 4, 1]):
-        monkeypatch.setattr(tl, "now_in_zone", lambda z, h=hours: datetime.now().astimezone() - timedelta(hours=h))
+        monkeypatch.setattr(tl.instant_time, "now_in_zone", lambda z, h=hours: datetime.now().astimezone() - timedelta(hours=h))
         commits.append(str(pyhudi.write(_df(spark, [(1, f"a{i}", i, "p1")]), path, opts)))
     monkeypatch.undo()
     zone("Asia/Kolkata")

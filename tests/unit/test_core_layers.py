@@ -135,5 +135,5 @@ def test_file_names():
 def test_new_instant_time_is_after_the_timeline(monkeypatch):
     from pyhudi import timeline
     # the process-wide floor would push every later test's instants to the year 2100
-    monkeypatch.setattr(timeline, "_last_instant", ["0"])
+    monkeypatch.setattr(timeline.instant_time, "_last_instant", ["0"])
     assert new_instant_time(after="20991231235959999") > "20991231235959999"

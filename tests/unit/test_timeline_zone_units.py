@@ -47,7 +47,7 @@ def test_zone_comes_from_hoodie_properties(tmp_path, kolkata):
 
 
 def test_clock_floor_is_a_moment_across_zones(kolkata, monkeypatch):
-    monkeypatch.setattr(tl, "_last_instant", ["0"])
+    monkeypatch.setattr(tl.instant_time, "_last_instant", ["0"])
     local = tl.new_instant_time(zone="LOCAL")                        # 5:30 ahead of UTC on the wall clock
     utc = tl.new_instant_time(zone="UTC")
     assert utc < local                                              # not pushed to the local wall clock

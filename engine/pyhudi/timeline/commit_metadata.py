@@ -1,0 +1,82 @@
+"""Commit metadata JSON of completed instants: parsed and checked once per process (METADATA_CACHE, keyed by the
+instant file's listing stamp) and written as Hudi writes it."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+
+from pyhudi.errors import CorruptFileError
+
+class _MetadataCache:
+    """Parsed commit metadata shared by every Timeline of this process, keyed by (table, instant file) and checked
+    against the file's (size, mtime) from the listing that found it: completed instant files are written once,
+    so a later timeline of the same table reads each commit's JSON only once (a file rewritten in place has
+    another stamp and is read again). Bounded LRU."""
+
+    def __init__(self, limit: int = 8192):
+        self.limit = limit
+        self._entries: OrderedDict[tuple[str, str], tuple[tuple, dict]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.reads = 0   # metadata files read from storage (for tests)
+
+    def get(self, key: tuple[str, str], stamp: tuple) -> dict | None:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None or hit[0] != stamp:
+                return None
+            self._entries.move_to_end(key)
+            return hit[1]
+
+    def put(self, key: tuple[str, str], stamp: tuple, metadata: dict) -> None:
+        with self._lock:
+            self._entries[key] = (stamp, metadata)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+METADATA_CACHE = _MetadataCache()
+
+
+# Top-level fields of HoodieCommitMetadata / HoodieReplaceCommitMetadata JSON and the JSON type each must have.
+_METADATA_SHAPE = {"partitionToWriteStats": dict, "extraMetadata": dict, "partitionToReplaceFileIds": dict}
+
+
+def parse_commit_metadata(data: bytes, where: str) -> dict:
+    """Hudi's commit JSON, checked: UTF-8, a JSON object, and the fields readers use of the right type."""
+    fix = "restore it from a backup, or roll back that instant (pyhudi.rollback_to_instant / CALL rollback)"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(f"timeline file {where} is not text (undecodable byte at offset {exc.start}); "
+                               f"{fix}") from None
+    if not text.strip():
+        return {}
+    try:
+        metadata = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFileError(f"timeline file {where} is not valid JSON ({exc}); it may be truncated; "
+                               f"{fix}") from None
+    if not isinstance(metadata, dict):
+        raise CorruptFileError(f"timeline file {where} holds a JSON {type(metadata).__name__}, not Hudi's commit "
+                               f"metadata object; {fix}")
+    for key, kind in _METADATA_SHAPE.items():
+        value = metadata.get(key)
+        if value is not None and not isinstance(value, kind):
+            raise CorruptFileError(f"timeline file {where}: {key} is a JSON {type(value).__name__}, not an "
+                                   f"object; {fix}")
+    for partition, stats in (metadata.get("partitionToWriteStats") or {}).items():
+        if not isinstance(stats, list) or not all(isinstance(s, dict) and "fileId" in s for s in stats):
+            raise CorruptFileError(f"timeline file {where}: the write stats of partition {partition!r} are not a "
+                                   f"list of file stats; {fix}")
+    return metadata
+
+
+def commit_metadata_bytes(metadata: dict) -> bytes:
+    return json.dumps(metadata, indent=2).encode("utf-8")

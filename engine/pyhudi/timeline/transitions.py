@@ -1,0 +1,35 @@
+"""Instant state transitions, the writer's side: requested -> inflight -> completed, each file published by
+create-if-absent (a clash means another writer took the instant time)."""
+
+from __future__ import annotations
+
+from pyhudi.errors import TimelineError
+from pyhudi.storage import Storage
+from pyhudi.timeline.commit_metadata import commit_metadata_bytes
+from pyhudi.timeline.instant import METAFOLDER, Instant, State
+
+def _publish(storage: Storage, instant: Instant, content: bytes) -> None:
+    # An inflight file only announces a state: recovery reads the requested plan, the markers and completed
+    # files, so only those are made durable before their name appears.
+    durable = instant.state != State.INFLIGHT
+    if not storage.create_if_absent(f"{METAFOLDER}/{instant.file_name}", content, durable=durable):
+        raise TimelineError(f"instant {instant} already exists in {storage.base_uri}/{METAFOLDER}; "
+                            "another writer used the same instant time")
+
+
+def create_requested(storage: Storage, instant_time: str, action: str, content: bytes = b"") -> Instant:
+    instant = Instant(instant_time, action, State.REQUESTED)
+    _publish(storage, instant, content)
+    return instant
+
+
+def transition_to_inflight(storage: Storage, requested: Instant, content: bytes = b"") -> Instant:
+    instant = requested.with_state(State.INFLIGHT)
+    _publish(storage, instant, content)
+    return instant
+
+
+def transition_to_completed(storage: Storage, inflight: Instant, metadata: dict) -> Instant:
+    instant = inflight.with_state(State.COMPLETED)
+    _publish(storage, instant, commit_metadata_bytes(metadata))
+    return instant
