@@ -7,6 +7,7 @@ are unchanged (hudi-rs agrees)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import pytest
@@ -110,7 +111,9 @@ def _random_history(spark, path, options, seed, commits=5):
     return [i.time for i in HudiTable.load(str(path)).timeline().completed_writes()]
 
 
-@pytest.mark.parametrize("table_type,seed", [("COPY_ON_WRITE", 1), ("MERGE_ON_READ", 2)])
+@pytest.mark.parametrize("table_type,seed", [("COPY_ON_WRITE", 1), ("MERGE_ON_READ", 2)] + (
+    [("COPY_ON_WRITE", 3), ("MERGE_ON_READ", 4), ("COPY_ON_WRITE", 5), ("MERGE_ON_READ", 6)]
+    if os.environ.get("PYHUDI_LONG_TESTS") == "1" else []))
 def test_random_history_cdc_equals_snapshot_diff(spark, tmp_path, table_type, seed):
     path = tmp_path / f"cdc_{seed}"
     instants = _random_history(spark, path, _options(f"cdc_{seed}", table_type), seed)
