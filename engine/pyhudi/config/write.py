@@ -45,6 +45,7 @@ UPSERT_PARALLELISM = declare("hoodie.upsert.shuffle.parallelism", 0, NON_NEGATIV
 # --- log files (merge-on-read) --------------------------------------------------------------------------
 LOG_BLOCK_FORMAT = declare("hoodie.logfile.data.block.format", "parquet", lower, ("parquet", "avro"))
 LOG_MAX_SIZE = declare("hoodie.logfile.max.size", 1073741824, POSITIVE)
+LOG_BLOCK_MAX_SIZE = declare("hoodie.logfile.data.block.max.size", 268435456, POSITIVE)
 
 # --- concurrency ----------------------------------------------------------------------------------------
 CONCURRENCY_MODE = declare("hoodie.write.concurrency.mode", "single_writer", lower,

@@ -33,6 +33,7 @@ import pyarrow.fs as pafs
 
 from pyhudi.errors import CorruptFileError, PyHudiError, SchemaError
 from pyhudi.file_group import naming as _naming
+from pyhudi.file_group.naming import LogFileNameError, log_file_name
 from pyhudi.file_group.log_block import (
     LOG_FORMAT_VERSION,
     MAGIC,
@@ -74,20 +75,9 @@ class LogAppendNotSupportedError(PyHudiError):
     """The file system cannot append; the caller must roll over to the next log file version."""
 
 
-class LogFileNameError(PyHudiError, ValueError):
-    """A file name is not a Hudi log file name."""
-
-
 # --------------------------------------------------------------------------------------------------------------
 # Names
 # --------------------------------------------------------------------------------------------------------------
-
-def log_file_name(file_id: str, base_instant: str, version: int, write_token: str) -> str:
-    """``.<fileId>_<baseInstant>.log.<version>_<writeToken>`` (versions start at 1)."""
-    if version < 1:
-        raise LogFileNameError(f"Log file versions start at 1, got {version} for file group {file_id}")
-    return _naming.log_file_name(file_id, base_instant, version, write_token)
-
 
 def parse_log_file_name(name: str) -> tuple[str, str, int, str]:
     """(file_id, base_instant, version, write_token) of a log file name or path; raises LogFileNameError otherwise."""
@@ -144,7 +134,11 @@ def write_log_file(fs: pafs.FileSystem, path: str, blocks: list[LogBlock]) -> in
     """Create the log file ``path`` holding ``blocks``; returns its size. Every block is encoded before anything
     is written, so bad input leaves no file. Raises LogFileExistsError when ``path`` exists (roll over instead:
     :func:`rollover_log_file_name`)."""
-    data = encode_blocks(blocks)
+    return write_encoded_log(fs, path, encode_blocks(blocks))
+
+
+def write_encoded_log(fs: pafs.FileSystem, path: str, data: bytes) -> int:
+    """Create the log file ``path`` from already encoded blocks (:func:`encode_blocks`); see write_log_file."""
     if fs.get_file_info(path).type != pafs.FileType.NotFound:
         raise LogFileExistsError(
             f"Log file {path} already exists; append to it (append_log_blocks) or write the next version "
@@ -346,6 +340,6 @@ __all__ = [
     "CorruptLogBlockWarning", "LogFileExistsError", "LogAppendNotSupportedError", "LogFileNameError",
     "DEFAULT_WRITE_TOKEN", "MAGIC",
     "log_file_name", "parse_log_file_name", "is_log_file_name", "rollover_log_file_name",
-    "encode_block", "encode_blocks", "write_log_file", "append_log_blocks", "read_log_file", "read_log_bytes",
+    "encode_block", "encode_blocks", "write_log_file", "write_encoded_log", "append_log_blocks", "read_log_file", "read_log_bytes",
     "parquet_data_block", "avro_data_block", "delete_block", "rollback_command_block", "ordering_branch_for",
 ]

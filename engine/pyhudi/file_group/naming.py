@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import uuid
 
+from pyhudi.errors import PyHudiError
+
 BASE_FILE_EXTENSION = ".parquet"
 PARTITION_METAFILE = ".hoodie_partition_metadata"
 
@@ -41,7 +43,15 @@ def parse_base_file_name(name: str) -> tuple[str, str, str] | None:
     return (match["file_id"], match["token"], match["instant"]) if match else None
 
 
+class LogFileNameError(PyHudiError, ValueError):
+    """A file name is not a Hudi log file name (or a log version below 1 was asked for)."""
+
+
 def log_file_name(file_id: str, base_instant: str, version: int, token: str) -> str:
+    """``.<fileId>_<baseInstant>.log.<version>_<writeToken>``; versions start at 1 (HoodieLogFile.LOGFILE_BASE_VERSION).
+    The one place a log file is named (file_group.log_file re-exports it)."""
+    if version < 1:
+        raise LogFileNameError(f"Log file versions start at 1, got {version} for file group {file_id}")
     return f".{file_id}_{base_instant}.log.{version}_{token}"
 
 

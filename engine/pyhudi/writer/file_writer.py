@@ -43,6 +43,7 @@ class GroupState:
     base_instant: str          # instant of that base file: the prevCommit of a merge
     log_base_instant: str      # base instant of the slice new log files join (a pending compaction's, if any)
     next_log_version: int      # first free log version in that slice
+    latest_log: tuple | None = None   # (name, version, size) of that slice's latest log file (append storage)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,10 @@ class WriteContext:
     payload_ordering_field: str | None = None  # hoodie.payload.ordering.field: ordering against stored records
     event_time_field: str | None = None        # hoodie.payload.event.time.field: min/maxEventTime of the stats
     cdc_mode: str | None = None                # hoodie.table.cdc.supplemental.logging.mode of a CDC table
+    log_max_size: int = 1073741824             # hoodie.logfile.max.size: roll to the next log version past it
+    log_block_max_size: int = 268435456        # hoodie.logfile.data.block.max.size: records per data block
+    inserts_to_logs: bool = False              # MOR + an index that can index log files (BUCKET): new file
+                                               # groups start as log files (see writer/planning.inserts_to_logs)
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -128,6 +133,9 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     has_inserts = INSERT_COLUMN in incoming.column_names and pc.any(incoming[INSERT_COLUMN]).as_py()
     if ctx.is_mor and existing is not None and not has_inserts:
         return append_log_file(ctx, incoming, partition, file_id, existing)
+    if ctx.is_mor and existing is None and ctx.inserts_to_logs:   # Hudi's handleInsert with an AppendHandle
+        return append_log_file(ctx, incoming, partition, file_id,
+                               GroupState(None, "null", ctx.instant_time, 1), new_group=True)
     token, partition_id = task_token()
     stored = footer = None
     if existing is not None and existing.base_path is not None:
@@ -179,38 +187,61 @@ def _write_cdc_log(ctx: WriteContext, partition: str, file_id: str, token: str, 
 
 
 def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_id: str,
-                    state: GroupState) -> pa.Table:
-    """Merge-on-read: updates become a data block and deletes a delete block, in a new log file version of the
-    file group's latest slice. A new file per write (rather than an append) keeps commits and rollbacks atomic."""
+                    state: GroupState, new_group: bool = False) -> pa.Table:
+    """Merge-on-read: records become data blocks (cut at hoodie.logfile.data.block.max.size) and deletes one
+    delete block, in the file group's latest slice's log (pyhudi.file_group.log_writer: a new version per write on
+    storage without append, rolled over past hoodie.logfile.max.size); one write stat per log file written.
+    A `new_group` is one the bucket index opens with a log file (base instant = this instant): its records are
+    inserts and deletes of its keys change nothing, as for a new base file."""
     from pyhudi.file_group.log_block import natural_delete
-    from pyhudi.file_group.log_file import avro_data_block, delete_block, parquet_data_block, write_log_file
-    from pyhudi.file_group.naming import log_file_name
+    from pyhudi.file_group.log_file import avro_data_block, delete_block, parquet_data_block
+    from pyhudi.file_group.log_writer import SliceLog, write_slice_log
 
     token, partition_id = task_token()
     deletes = delete_mask(incoming, DELETE_COLUMN)
+    if new_group:
+        incoming = incoming.filter(pc.invert(deletes))
+        deletes = pa.repeat(pa.scalar(False), incoming.num_rows)
     updates = incoming.filter(pc.invert(deletes)).sort_by(RECORD_KEY)
     removed = incoming.filter(deletes)
-    blocks = []
+    if not (updates.num_rows or removed.num_rows):
+        return stats_table([])
+    calls, rows = [], []        # the append calls (lists of blocks) and the data records of each
     if updates.num_rows:
         records = stamp_meta(updates, ctx, file_id, partition_id)
         make_block = avro_data_block if ctx.log_block_format == "avro" else parquet_data_block
-        blocks.append(make_block(records, ctx.instant_time, ctx.avro_schema_json))
-    if removed.num_rows:
+        per_block = max(1, ctx.log_block_max_size // max(1, records.nbytes // records.num_rows))
+        for start in range(0, records.num_rows, per_block):
+            chunk = records.slice(start, per_block)
+            calls.append([make_block(chunk, ctx.instant_time, ctx.avro_schema_json)])
+            rows.append(updates.slice(start, per_block))
+    if removed.num_rows:   # with the last data block, as HoodieAppendHandle's closing append
         ordering = (removed[ctx.ordering_field].to_pylist() if ctx.ordering_field in removed.column_names
                     else [None] * removed.num_rows)
         keys = [(k, p, o) if o is not None else natural_delete(k, p) for k, p, o in
                 zip(removed[RECORD_KEY].to_pylist(), removed[PARTITION_PATH].to_pylist(), ordering)]
-        blocks.append(delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.table_avro_schema_json))
-    name = log_file_name(file_id, state.log_base_instant, state.next_log_version, token)
-    relative = partition_file(partition, name)
-    create_marker(ctx.storage, ctx.instant_time, relative, "APPEND")
-    size = write_log_file(ctx.storage.fs, ctx.storage.full(relative), blocks)
+        block = delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.table_avro_schema_json)
+        if calls:
+            calls[-1].append(block)
+        else:
+            calls.append([block])
+            rows.append(updates.slice(0, 0))
+    target = SliceLog(partition, file_id, state.log_base_instant, state.next_log_version, token, state.latest_log)
+    outputs = write_slice_log(ctx.storage.fs, ctx.storage.full, target, calls, ctx.log_max_size,
+                              lambda relative: create_marker(ctx.storage, ctx.instant_time, relative, "APPEND"))
     crash_point("write.executor.after_file")
     task_failure_point("write.executor.after_file")
-    out = WrittenFile(relative, updates.num_rows, size, None, None)
     base_name = state.base_path.rsplit("/", 1)[-1] if state.base_path else ""
-    return stats_table([(partition, file_id, out, state.log_base_instant, 0, updates.num_rows, removed.num_rows)],
-                  log_version=state.next_log_version, base_file=base_name, event_times=_event_times(ctx, updates))
+    stats = []
+    for output in outputs:
+        written = pa.concat_tables([rows[i] for i in output.calls])
+        deleted = removed.num_rows if output.calls[-1] == len(calls) - 1 else 0
+        out = WrittenFile(output.path, written.num_rows, output.size, None, None)
+        inserts, updated = (written.num_rows, 0) if new_group else (0, written.num_rows)
+        stats.append(stats_table([(partition, file_id, out, state.log_base_instant if not new_group else "null",
+                                   inserts, updated, deleted)], log_version=output.version, base_file=base_name,
+                                 event_times=_event_times(ctx, written)))
+    return pa.concat_tables(stats)
 
 
 def _event_times(ctx: WriteContext, written: pa.Table) -> tuple:

@@ -50,10 +50,20 @@ def group_states(view) -> dict[tuple[str, str], GroupState]:
         latest = group.latest_slice
         base = next((s.base_file for s in reversed(group.slices) if s.base_file is not None), None)
         log_base = pending.get(key, latest.base_instant)
-        versions = [log.version for s in group.slices if s.base_instant == log_base for log in s.log_files]
+        logs = sorted((log for s in group.slices if s.base_instant == log_base for log in s.log_files),
+                      key=lambda log: log.sort_key())
+        latest_log = (logs[-1].name, logs[-1].version, logs[-1].size) if logs else None
         states[key] = GroupState(base.path if base else None, base.instant_time if base else "null", log_base,
-                                 max(versions, default=0) + 1)
+                                 max((log.version for log in logs), default=0) + 1, latest_log)
     return states
+
+
+def inserts_to_logs(is_mor: bool, index_is_bucket: bool, operation: str) -> bool:
+    """Whether a write's records for a file group that does not exist yet start it with a log file: Hudi's
+    delta commit (upsert, insert, delete) hands inserts to an AppendHandle when the index can index log files
+    (BaseSparkDeltaCommitActionExecutor.handleInsert; HoodieBucketIndex.canIndexLogFiles is true). bulk_insert
+    and the insert_overwrite operations write base files (create handles), as other indexes do."""
+    return is_mor and index_is_bucket and operation in ("upsert", "insert", "delete")
 
 
 def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieConfig) -> list[tuple]:
