@@ -35,7 +35,8 @@ from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_CO
                                       RECORD_KEY, WriteContext, write_file_group)
 from pyhudi.writer.bulk_insert import lay_out, write_bulk_files
 from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
-from pyhudi.writer.planning import average_record_size, group_states, plan_insert_buckets, with_auto_keys
+from pyhudi.writer.planning import (average_record_size, group_states, inserts_to_logs, plan_insert_buckets,
+                                    with_auto_keys)
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
 from pyhudi.writer import one_job, virtual_keys
 
@@ -227,7 +228,9 @@ class WriteAction:
             unique_columns=tuple(self.keygen.record_key_fields) if len(self.keygen.record_key_fields) == 1 else (),
             virtual_keys=self.virtual_keys, payload_ordering_field=self.resolved.get(PAYLOAD_ORDERING_FIELD),
             event_time_field=self.resolved.get(PAYLOAD_EVENT_TIME_FIELD),
-            cdc_mode=None if self.is_mor else cdc_logging_mode(self.table))
+            cdc_mode=None if self.is_mor else cdc_logging_mode(self.table),
+            log_max_size=self.config.get(C.LOG_MAX_SIZE), log_block_max_size=self.config.get(C.LOG_BLOCK_MAX_SIZE),
+            inserts_to_logs=inserts_to_logs(self.is_mor, self.index.is_bucket, self.operation))
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
