@@ -5,7 +5,8 @@
 
 The driver holds metadata only: the timeline, file listings, per-partition insert counts and one stat row per
 written file. Records move between executors (mapInArrow, a shuffle, applyInArrow). The instant itself (begin,
-complete, abort) belongs to the transaction and the commit protocol (pyhudi.actions.commit).
+complete, abort) belongs to the transaction and the commit protocol (pyhudi.actions.commit). The batch's column
+transformations (types, keys, dedup, delete flags) are in writer/batch.py.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import dataclasses
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
-from pyspark.sql.window import Window
 
 from pyhudi import config as C
 from pyhudi.cdc import cdc_logging_mode
@@ -26,7 +25,7 @@ from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.errors import WriteConflictError
 from pyhudi.index import index_spec
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
-from pyhudi.merge import IS_DELETED_FIELD, PAYLOAD_EVENT_TIME_FIELD, PAYLOAD_ORDERING_FIELD, payload_of
+from pyhudi.merge import PAYLOAD_EVENT_TIME_FIELD, PAYLOAD_ORDERING_FIELD
 from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
 from pyhudi.parallelism import file_task_partitions
 from pyhudi.table import HudiTable, write_partition_metadata
@@ -34,13 +33,12 @@ from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, write_file_group)
 from pyhudi.writer.bulk_insert import lay_out, write_bulk_files
-from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
+from pyhudi.writer.batch import combines, dedup_batch, flag_deletes, keyed_batch, prepared_batch
 from pyhudi.writer.planning import (average_record_size, group_states, inserts_to_logs, plan_insert_buckets,
                                     with_auto_keys)
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
 from pyhudi.writer import one_job, virtual_keys
 
-_SEQ_COLUMN = "_pyhudi_seq"
 _SLOT_COLUMN = "_pyhudi_slot"
 
 
@@ -90,7 +88,7 @@ class WriteAction:
     def prepare(self) -> None:
         """Key the batch and, where the plan needs them, find its partitions (a Spark action of its own, which
         also surfaces key errors before any instant exists)."""
-        keyed = self._keyed(self._prepared())
+        keyed = keyed_batch(prepared_batch(self.incoming, self.target_schema), self.keygen)
         if self.is_replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
             self.config = C.HoodieConfig({**self.config.raw, C.SMALL_FILE_LIMIT.key: "0"}, warn_unknown=False)
         self.one_job = self._fits_one_job()
@@ -165,7 +163,7 @@ class WriteAction:
         keep the counted plan, which spreads a partition's new file groups over tasks)."""
         if self.operation not in ("upsert", "insert", "delete") or self.index.is_global:
             return False
-        if not (self._combines() or self.operation == "insert"):
+        if not (combines(self.config, self.operation) or self.operation == "insert"):
             return False
         size, self._batch_shuffles = one_job.batch_plan(self.incoming)
         return size is None or size <= one_job.ONE_JOB_MAX_BYTES
@@ -183,34 +181,14 @@ class WriteAction:
     def avro_schema(self) -> dict:
         return arrow_to_avro(self.target_schema, self.table_name)
 
-    def _prepared(self) -> DataFrame:
-        """Cast to the table's storage types, in table column order; missing nullable columns become null. An
-        upsert's delete flag (DELETE_FLAG_COLUMN, not a table column) travels along as the staging delete column."""
-        target = spark_schema(self.target_schema)
-        present = {c.lower(): c for c in self.incoming.columns}
-        columns = []
-        for fld in target.fields:
-            source = present.get(fld.name.lower())
-            column = F.col(f"`{source}`") if source else F.lit(None)
-            columns.append(column.cast(fld.dataType).alias(fld.name))
-        if DELETE_FLAG_COLUMN in self.incoming.columns:
-            columns.append(F.col(f"`{DELETE_FLAG_COLUMN}`").cast("boolean").alias(DELETE_COLUMN))
-        return self.incoming.select(*columns)
+    def _deduped(self, keyed: DataFrame) -> DataFrame:
+        """One record per key when hoodie.combine.before.<operation> is on (writer/batch.py)."""
+        return dedup_batch(keyed, combines(self.config, self.operation), self.precombine, self.operation,
+                           self.index.is_global)
 
-    def _keyed(self, prepared: DataFrame) -> DataFrame:
-        keygen = self.keygen
-        out_schema = T.StructType(prepared.schema.fields + [
-            T.StructField(RECORD_KEY, T.StringType(), False), T.StructField(PARTITION_PATH, T.StringType(), False)])
-
-        def add_keys(batches):
-            for batch in batches:
-                # Auto-generated keys need the instant time: _with_auto_keys fills them in once it exists.
-                keys = keygen.record_keys(batch) if keygen.record_key_fields else pa.repeat(pa.scalar(""), batch.num_rows)
-                paths = keygen.partition_paths(batch)
-                yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
-                                                 names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
-
-        return prepared.mapInArrow(add_keys, out_schema)
+    def _flagged(self, records: DataFrame) -> DataFrame:
+        """DELETE_COLUMN on every record (writer/batch.py)."""
+        return flag_deletes(records, self.operation, self.resolved[C.PAYLOAD_CLASS.key], self.precombine)
 
     # --- the Spark jobs -----------------------------------------------------------------------------------
     def _write_files(self, keyed: DataFrame, timeline: Timeline, instant_time: str) -> list[dict]:
@@ -234,7 +212,7 @@ class WriteAction:
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
-            return self._bulk_insert(self._dedup(keyed), ctx)      # hoodie.combine.before.insert, as Hudi
+            return self._bulk_insert(self._deduped(keyed), ctx)      # hoodie.combine.before.insert, as Hudi
         if self.one_job:
             return self._write_one_job(keyed, view, ctx, timeline, instant_time)
 
@@ -242,13 +220,13 @@ class WriteAction:
         # location, or the same insert slot, which hashes the key): it keeps the latest there (ordering field,
         # then arrival order), which spares a shuffle of the batch. A global index deduplicates across
         # partitions first.
-        writer_combines = self._combines() and not self.index.is_global
+        writer_combines = combines(self.config, self.operation) and not self.index.is_global
         if writer_combines:
             deduped = keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id())
             ctx = dataclasses.replace(ctx, combine_in_writer=True)
         else:
-            deduped = self._dedup(keyed)
-        deduped = self._flag_deletes(deduped)
+            deduped = self._deduped(keyed)
+        deduped = self._flagged(deduped)
         existing = group_states(view)
         tagged = self._tag(deduped, view, instant_time)
         if self.operation == "delete" or not writer_combines:
@@ -271,28 +249,15 @@ class WriteAction:
                 item.unpersist()
             self._release.clear()
 
-    def _flag_deletes(self, records: DataFrame) -> DataFrame:
-        """DELETE_COLUMN on every record: the delete operation, `_hoodie_is_deleted` or the upsert's delete flag."""
-        # Hudi's delete (and EmptyHoodieRecordPayload) carries no ordering value (natural order): it always wins
-        if self.operation == "delete" or payload_of(self.resolved[C.PAYLOAD_CLASS.key]).deletes_all:
-            records = records.withColumn(DELETE_COLUMN, F.lit(True))
-            if self.precombine in records.columns:
-                records = records.withColumn(self.precombine, F.lit(None).cast(records.schema[self.precombine].dataType))
-            return records
-        deleted = F.lit(False)
-        for flag in (IS_DELETED_FIELD, DELETE_COLUMN):
-            if flag in records.columns:
-                deleted = deleted | F.coalesce(F.col(flag), F.lit(False))
-        return records.withColumn(DELETE_COLUMN, deleted)
-
     def _write_one_job(self, keyed: DataFrame, view, ctx: WriteContext, timeline: Timeline,
                        instant_time: str) -> list[dict]:
         """Key, tag, place and write in one Spark job; the plan comes from metadata (see writer/one_job.py)."""
         from pyhudi.index import bloom, bucket
 
         spec = self.index
-        records = self._flag_deletes(keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
-        ctx = dataclasses.replace(ctx, combine_in_writer=self._combines(), existing=group_states(view))
+        records = self._flagged(keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
+        ctx = dataclasses.replace(ctx, combine_in_writer=combines(self.config, self.operation),
+                                  existing=group_states(view))
         stats = self.index_stats = IndexStats(spec.type)
         pack = one_job.pack_plan(view, self.config, average_record_size(timeline, self.config), view.busy_groups)
         lookup = bucket_args = None
@@ -322,27 +287,6 @@ class WriteAction:
         if self.index.is_bucket:
             groups = max(groups, self.index.num_buckets * (len(partitions) if partitions is not None else 1))
         return file_task_partitions(self.spark, groups)
-
-    def _combines(self) -> bool:
-        """hoodie.combine.before.{insert,upsert,delete}: keep one record per key of the batch."""
-        combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
-                   "delete": C.COMBINE_BEFORE_DELETE, "insert_overwrite": C.COMBINE_BEFORE_INSERT,
-                   "insert_overwrite_table": C.COMBINE_BEFORE_INSERT,
-                   "bulk_insert": C.COMBINE_BEFORE_INSERT}[self.operation]
-        return self.config.get(combine)
-
-    def _dedup(self, keyed: DataFrame) -> DataFrame:
-        if not self._combines():
-            return keyed
-        order = [F.col(_SEQ_COLUMN).desc()]
-        if self.precombine and self.operation != "delete":
-            order.insert(0, F.col(f"`{self.precombine}`").desc_nulls_last())
-        # A global index keeps one record per key across partitions (Hudi's deduplicateRecords).
-        keys = [RECORD_KEY] if self.index.is_global else [RECORD_KEY, PARTITION_PATH]
-        window = Window.partitionBy(*keys).orderBy(*order)
-        return (keyed.withColumn(_SEQ_COLUMN, F.monotonically_increasing_id())
-                .withColumn("_pyhudi_rank", F.row_number().over(window))
-                .filter(F.col("_pyhudi_rank") == 1).drop("_pyhudi_rank", _SEQ_COLUMN))
 
     def _tag(self, records: DataFrame, view, instant_time: str) -> DataFrame:
         """hoodie.index.type: set FILE_ID_COLUMN to the file group holding each record's key (null: a new key);

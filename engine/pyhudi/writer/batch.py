@@ -1,0 +1,89 @@
+"""Preparing a write's batch before the index sees it: the table's storage types and column order, the record keys
+and partition paths (the key generator, on executors), one record per key (hoodie.combine.before.*) and the delete
+flag of each record. Split from write_action.py: these are Spark column transformations with no table state."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.window import Window
+
+from pyhudi import config as C
+from pyhudi.merge import IS_DELETED_FIELD, payload_of
+from pyhudi.writer.file_writer import DELETE_COLUMN, PARTITION_PATH, RECORD_KEY
+from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
+
+_SEQ_COLUMN = "_pyhudi_seq"
+
+
+def prepared_batch(incoming: DataFrame, target_schema: pa.Schema) -> DataFrame:
+    """Cast to the table's storage types, in table column order; missing nullable columns become null. An
+    upsert's delete flag (DELETE_FLAG_COLUMN, not a table column) travels along as the staging delete column."""
+    target = spark_schema(target_schema)
+    present = {c.lower(): c for c in incoming.columns}
+    columns = []
+    for fld in target.fields:
+        source = present.get(fld.name.lower())
+        column = F.col(f"`{source}`") if source else F.lit(None)
+        columns.append(column.cast(fld.dataType).alias(fld.name))
+    if DELETE_FLAG_COLUMN in incoming.columns:
+        columns.append(F.col(f"`{DELETE_FLAG_COLUMN}`").cast("boolean").alias(DELETE_COLUMN))
+    return incoming.select(*columns)
+
+
+def keyed_batch(prepared: DataFrame, keygen) -> DataFrame:
+    """RECORD_KEY and PARTITION_PATH appended by the key generator, batch by batch on the executors."""
+    out_schema = T.StructType(prepared.schema.fields + [
+        T.StructField(RECORD_KEY, T.StringType(), False), T.StructField(PARTITION_PATH, T.StringType(), False)])
+
+    def add_keys(batches):
+        for batch in batches:
+            # Auto-generated keys need the instant time: planning.with_auto_keys fills them in once it exists.
+            keys = keygen.record_keys(batch) if keygen.record_key_fields else pa.repeat(pa.scalar(""), batch.num_rows)
+            paths = keygen.partition_paths(batch)
+            yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
+                                             names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
+
+    return prepared.mapInArrow(add_keys, out_schema)
+
+
+def combines(config: C.HoodieConfig, operation: str) -> bool:
+    """hoodie.combine.before.{insert,upsert,delete}: keep one record per key of the batch."""
+    combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
+               "delete": C.COMBINE_BEFORE_DELETE, "insert_overwrite": C.COMBINE_BEFORE_INSERT,
+               "insert_overwrite_table": C.COMBINE_BEFORE_INSERT,
+               "bulk_insert": C.COMBINE_BEFORE_INSERT}[operation]
+    return config.get(combine)
+
+
+def dedup_batch(keyed: DataFrame, combine: bool, precombine: str | None, operation: str,
+                is_global: bool) -> DataFrame:
+    """One record per key when the batch combines: the greatest ordering value, then the latest arrival. A global
+    index keeps one record per key across partitions (Hudi's deduplicateRecords)."""
+    if not combine:
+        return keyed
+    order = [F.col(_SEQ_COLUMN).desc()]
+    if precombine and operation != "delete":
+        order.insert(0, F.col(f"`{precombine}`").desc_nulls_last())
+    keys = [RECORD_KEY] if is_global else [RECORD_KEY, PARTITION_PATH]
+    window = Window.partitionBy(*keys).orderBy(*order)
+    return (keyed.withColumn(_SEQ_COLUMN, F.monotonically_increasing_id())
+            .withColumn("_pyhudi_rank", F.row_number().over(window))
+            .filter(F.col("_pyhudi_rank") == 1).drop("_pyhudi_rank", _SEQ_COLUMN))
+
+
+def flag_deletes(records: DataFrame, operation: str, payload_class: str, precombine: str | None) -> DataFrame:
+    """DELETE_COLUMN on every record: the delete operation, `_hoodie_is_deleted` or the upsert's delete flag."""
+    # Hudi's delete (and EmptyHoodieRecordPayload) carries no ordering value (natural order): it always wins
+    if operation == "delete" or payload_of(payload_class).deletes_all:
+        records = records.withColumn(DELETE_COLUMN, F.lit(True))
+        if precombine in records.columns:
+            records = records.withColumn(precombine, F.lit(None).cast(records.schema[precombine].dataType))
+        return records
+    deleted = F.lit(False)
+    for flag in (IS_DELETED_FIELD, DELETE_COLUMN):
+        if flag in records.columns:
+            deleted = deleted | F.coalesce(F.col(flag), F.lit(False))
+    return records.withColumn(DELETE_COLUMN, deleted)
