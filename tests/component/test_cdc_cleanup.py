@@ -6,6 +6,10 @@ query over what stays returns the same rows as before (and hudi-rs reads the sam
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,4 +128,26 @@ def test_restore_deletes_and_savepoint_pins_cdc_logs(spark, tmp_path):
     assert not list(path.rglob(f"*_{t1}.parquet")) and list(path.rglob(f"*_{t2}.parquet"))
     assert _cdc_logs(path) == logs
     assert _changes(spark, path, begin=t5) == latest
+    _assert_hudi_rs_agrees(spark, path)
+
+
+@pytest.mark.skipif(os.environ.get("PYHUDI_LONG_TESTS") != "1", reason="a writer process costs a JVM start (~15 s); "
+                    "PYHUDI_LONG_TESTS=1 runs it (test_crash_recovery covers failed writes in CI)")
+def test_failed_write_is_rolled_back_with_its_cdc_log(spark, tmp_path):
+    """A writer process dies after its merge wrote the base file and the -cdc log (both announced by markers),
+    before the commit: the next writer rolls the failed write back, -cdc log included."""
+    path = tmp_path / "failed"
+    t1, t2 = _history(spark, path, "cdc_failed", 2)
+    changes = _changes(spark, path)
+    spec = json.dumps({"path": str(path), "options": _options("cdc_failed"), "actions": [["write", {"2": "lost"}]]})
+    worker = Path(__file__).with_name("crash_worker.py")
+    out = subprocess.run([sys.executable, str(worker), spec], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "PYHUDI_CRASH_AT": "write.before_complete"})
+    assert out.returncode != 0 and '"action": "write"' not in out.stdout, out.stderr[-2000:]
+    failed = [i for i in _cdc_logs(path) if i not in (t1, t2)]
+    assert len(failed) == 1                                    # the dead writer's -cdc log is on storage
+    t3 = pyhudi.write(spark.createDataFrame([(3, "next", 7, "us")], SCHEMA), path, _options("cdc_failed"))
+    logs = _cdc_logs(path)
+    assert sorted(logs) == [t2, t3]                            # the failed write's went with its rollback
+    assert [r for r in _changes(spark, path) if r[1] != t3] == changes
     _assert_hudi_rs_agrees(spark, path)
