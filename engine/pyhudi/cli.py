@@ -176,7 +176,7 @@ def _procedure(args) -> int:
                           f"required (list the instants with: pyhudi timeline {args.path})")
     proc = PROCEDURES[name]
     given = {k: v for k, v in arguments(args).items() if v is not None}
-    # a procedure that names its table by `table` only still resolves `path` first (procedures._target)
+    # a procedure that names its table by `table` only still resolves `path` first (procedure_registry.target)
     takes_path = any(p.name == "path" for p in proc.params)
     values = bind(proc, [], {**given, **({"path": args.path} if takes_path else {"table": args.path})})
     values["path"] = args.path

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pyarrow import fs as pafs
 
+from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.errors import SqlError
 from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name
 from pyhudi.storage import Storage
@@ -44,7 +45,7 @@ def is_table_file(relative: str) -> bool:
         return True
     name = relative.rsplit("/", 1)[-1]
     return name.startswith(PARTITION_METAFILE) or parse_base_file_name(name) is not None \
-        or parse_log_file_name(name) is not None
+        or parse_log_file_name(name) is not None or parse_cdc_log_name(name) is not None
 
 
 def delete_table_files(location: str) -> int:
