@@ -11,7 +11,8 @@ from pyhudi.config.resolve import HoodieConfig, option
 
 LOCK_PROVIDER = declare("hoodie.write.lock.provider",
                         "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
-                        doc="Lock provider class; pyhudi implements FileSystemBasedLockProvider only (its default).")
+                        doc="Lock provider class. Hudi's default is ZookeeperBasedLockProvider; pyhudi implements "
+                            "FileSystemBasedLockProvider only and uses it when the key is unset.")
 LOCK_FILESYSTEM_PATH = declare("hoodie.write.lock.filesystem.path", None,
                                doc="Folder of the lock file; default: the table's .hoodie folder.")
 LOCK_FILESYSTEM_EXPIRE = declare("hoodie.write.lock.filesystem.expire", 0, whole_number,
