@@ -157,7 +157,12 @@ def test_bucket_index_inserts_start_log_only_file_groups(spark, tmp_path):
     assert rows(pyhudi.read(spark, path, {"hoodie.datasource.query.type": "read_optimized"}).select(*DATA),
                 DATA) == compacted
     assert_same_rows_as_hudi_rs(spark, path, min_columns=6)
-    pyhudi.clean(spark, str(path), {"hoodie.cleaner.commits.retained": "1"})
+    logs = [f for f in _files(path) if parse_log_file_name(f.rsplit("/", 1)[-1])]
+    pyhudi.clean(spark, str(path), {"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
+                                    "hoodie.cleaner.fileversions.retained": "1"})
+    assert logs and not [f for f in _files(path) if parse_log_file_name(f.rsplit("/", 1)[-1])]   # slices cleaned
+    columns = ["_hoodie_record_key", *DATA]
+    assert rows(pyhudi.read(spark, path), columns) == rows(hudi_rs_read(path), columns)
     assert rows(pyhudi.read(spark, path).select(*DATA), DATA) == compacted
 
 
