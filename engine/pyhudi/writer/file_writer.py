@@ -1,5 +1,5 @@
-"""Executor-side writers: turn one file group's incoming records into a
-new base file and a one-row write stat. Nothing here runs on the driver.
+"""Executor-side writers: turn one file group's incoming records into a new base file, or (merge-on-read) log
+files of its latest slice, and one write stat row per file written. Nothing here runs on the driver.
 
 Every data file is announced by a marker (pyhudi.actions.markers) before it is created, so the commit can
 reconcile its stats against the markers and a failed write can be undone by deleting exactly the files they name.
