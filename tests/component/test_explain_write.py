@@ -74,8 +74,9 @@ def _assert_matches(plan, result):
     assert _new(plan.write_stats) == _new(real)
     assert plan.partitions == sorted({s["partitionPath"] for s in real})
     summary = plan.summary
-    assert summary["file_groups_touched"] == len(real)
-    assert summary["new_file_groups"] == sum(1 for s in real if s["prevCommit"] == "null")
+    assert summary["file_groups_touched"] == len({(s["partitionPath"], s["fileId"]) for s in real})
+    assert summary["new_file_groups"] == len({(s["partitionPath"], s["fileId"]) for s in real
+                                              if s["prevCommit"] == "null"})
     assert summary["inserts"] == sum(s["numInserts"] for s in real)
     assert summary["updates"] == sum(s["numUpdateWrites"] for s in real)
     assert summary["deletes"] == sum(s["numDeletes"] for s in real)
@@ -221,3 +222,26 @@ def test_bulk_insert(spark, tmp_path):
     _assert_matches(plan, result)
     assert plan.summary["inserts_into_new_file_groups"] == 60 and plan.summary["bytes_to_rewrite"] == 0
     assert plan.partitions == ["a", "b", "c"] and plan.index_stats == {} and "index: not used" in str(plan)
+
+
+def test_log_rollover_and_bucket_log_groups_count_file_groups(spark, tmp_path):
+    """A MOR write whose log output rolls over (tiny hoodie.logfile.max.size: a write stat per log file) is one
+    file group per group in the plan; under MOR + BUCKET a bucket without a file group starts with a log file and
+    is a new group (CREATE), as the real write's stats say (prevCommit null)."""
+    path = tmp_path / "t"
+    tiny = {"hoodie.logfile.max.size": "1", "hoodie.logfile.data.block.max.size": "300"}
+    opts = _options("BUCKET", "MERGE_ON_READ", **tiny)
+    pyhudi.write(_batch(spark, range(0, 6), 1), str(path), opts)      # new buckets: log-only groups
+    plan, result = _explain_then_write(spark, path, _batch(spark, range(0, 60), 2), opts)
+    _assert_matches(plan, result)
+    groups = {(s["partitionPath"], s["fileId"]) for s in result.write_stats}
+    assert len(result.write_stats) > len(groups), "the tiny max size should roll some group over to more logs"
+    assert plan.summary["file_groups_touched"] == len(plan.file_groups) == len(groups)
+    new = sorted((g.partition_path, g.num_inserts) for g in plan.file_groups if g.action == "create")
+    real_new: dict = {}
+    for s in result.write_stats:   # new ids derive from the instant: compare partitions and insert counts
+        if s["prevCommit"] == "null":
+            real_new[(s["partitionPath"], s["fileId"])] = real_new.get((s["partitionPath"], s["fileId"]), 0) + \
+                s["numInserts"]
+    assert new and new == sorted((p, n) for (p, _), n in real_new.items())
+    assert sum(g.num_writes for g in plan.file_groups) == sum(s["numWrites"] for s in result.write_stats)

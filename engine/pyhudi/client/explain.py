@@ -165,15 +165,22 @@ def explain_write(df: DataFrame, path: str, options: dict | None = None) -> Writ
 
 def _plan(table: HudiTable, path: str, name: str, operation: str, index_type: str, stats: list[dict],
           index_stats: dict) -> WritePlan:
-    """One FileGroupPlan per write stat, with the size of the base file a rewrite replaces (from the view)."""
+    """One FileGroupPlan per file group (a group whose log output rolls over past hoodie.logfile.max.size has a
+    write stat per log file), with the size of the base file a rewrite replaces (from the view). A new group is
+    CREATE whether it starts with a base file or, under MOR + BUCKET, with a log file."""
     view = table.view()
     base_sizes = {(s.partition_path, s.file_id): s.base_file.size for s in view.latest_slices(None)
                   if s.base_file is not None}
-    groups = []
+    by_group: dict[tuple, list[dict]] = {}
     for s in sorted(stats, key=lambda s: (s["partitionPath"], s["prevCommit"] == "null", s["fileId"])):
-        key = (s["partitionPath"], s["fileId"])
-        action = APPEND_LOG if "logVersion" in s else CREATE if s["prevCommit"] == "null" else REWRITE
-        groups.append(FileGroupPlan(s["partitionPath"], s["fileId"], action, s["numInserts"], s["numUpdateWrites"],
-                                    s["numDeletes"], s["numWrites"],
-                                    base_sizes.get(key, 0) if action == REWRITE else 0, s["totalWriteBytes"]))
+        by_group.setdefault((s["partitionPath"], s["fileId"]), []).append(s)
+    groups = []
+    for key, group in by_group.items():
+        first = group[0]
+        action = CREATE if first["prevCommit"] == "null" else APPEND_LOG if "logVersion" in first else REWRITE
+        total = {field: sum(s[field] for s in group)
+                 for field in ("numInserts", "numUpdateWrites", "numDeletes", "numWrites", "totalWriteBytes")}
+        groups.append(FileGroupPlan(key[0], key[1], action, total["numInserts"], total["numUpdateWrites"],
+                                    total["numDeletes"], total["numWrites"],
+                                    base_sizes.get(key, 0) if action == REWRITE else 0, total["totalWriteBytes"]))
     return WritePlan(path, name, table.properties.table_type, operation, index_type, groups, index_stats, stats)
