@@ -183,6 +183,31 @@ def test_mor_payload_sequence_snapshot_and_compaction(spark, tmp_path, payload):
     assert sorted(rows(hudi_rs_read(path), COLUMNS), key=repr) == expected   # base files only now
 
 
+def test_partial_update_precombine_under_a_global_index(spark, tmp_path):
+    """A global index deduplicates the batch on Spark before tagging (across partitions): under
+    PartialUpdateAvroPayload two versions of a key in one batch merge field by field there too."""
+    path = tmp_path / "t"
+    _, sequence = _sequence(PARTIAL_UPDATE)
+    for write_payload, batch in sequence:
+        _write(spark, path, _options("pu_global", "COPY_ON_WRITE", write_payload,
+                                     **{"hoodie.index.type": "GLOBAL_BLOOM"}), batch)
+    expected = expected_cow(sequence)
+    assert sorted(rows(pyhudi.read(spark, str(path)), COLUMNS), key=repr) == expected
+    assert sorted(rows(hudi_rs_read(path), COLUMNS), key=repr) == expected
+
+
+def test_partial_update_precombine_in_bulk_insert(spark, tmp_path):
+    """bulk_insert with hoodie.combine.before.insert=true folds duplicate keys as the payload's preCombine."""
+    path = tmp_path / "t"
+    batch = [r for r in BATCH2 if not r[4]] + [(6, 7, None, 600, False), (6, 7, "n6", None, False)]
+    _write(spark, path, _options("pu_bulk", "COPY_ON_WRITE", PARTIAL_UPDATE, **{
+        "hoodie.datasource.write.operation": "bulk_insert", "hoodie.combine.before.insert": "true"}), batch)
+    expected = _rows(_precombined(PARTIAL_UPDATE, [_record(x) for x in batch]))
+    assert ("n3b", 333) in {(r[2], r[3]) for r in expected} and ("n6", 600) in {(r[2], r[3]) for r in expected}
+    assert sorted(rows(pyhudi.read(spark, str(path)), COLUMNS), key=repr) == expected
+    assert sorted(rows(hudi_rs_read(path), COLUMNS), key=repr) == expected
+
+
 def test_reference_differs_between_payloads():
     """The sequences tell the payloads apart (otherwise the tests above would prove little)."""
     cow = {p: repr(expected_cow(_sequence(p)[1])) for p in PAYLOAD_NAMES if p != EVENT_TIME_PAYLOAD}

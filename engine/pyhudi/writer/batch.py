@@ -5,6 +5,7 @@ flag of each record. Split from write_action.py: these are Spark column transfor
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -59,11 +60,14 @@ def combines(config: C.HoodieConfig, operation: str) -> bool:
 
 
 def dedup_batch(keyed: DataFrame, combine: bool, precombine: str | None, operation: str,
-                is_global: bool) -> DataFrame:
+                is_global: bool, payload_class: str | None = None) -> DataFrame:
     """One record per key when the batch combines: the greatest ordering value, then the latest arrival. A global
-    index keeps one record per key across partitions (Hudi's deduplicateRecords)."""
+    index keeps one record per key across partitions (Hudi's deduplicateRecords). A payload whose preCombine
+    merges fields (PartialUpdateAvroPayload) folds each key's records as the writers do (_fold_per_key)."""
     if not combine:
         return keyed
+    if operation != "delete" and payload_of(payload_class).precombine_fills:
+        return _fold_per_key(keyed, precombine, is_global, payload_class)
     order = [F.col(_SEQ_COLUMN).desc()]
     if precombine and operation != "delete":
         order.insert(0, F.col(f"`{precombine}`").desc_nulls_last())
@@ -72,6 +76,31 @@ def dedup_batch(keyed: DataFrame, combine: bool, precombine: str | None, operati
     return (keyed.withColumn(_SEQ_COLUMN, F.monotonically_increasing_id())
             .withColumn("_pyhudi_rank", F.row_number().over(window))
             .filter(F.col("_pyhudi_rank") == 1).drop("_pyhudi_rank", _SEQ_COLUMN))
+
+
+def _fold_per_key(keyed: DataFrame, precombine: str | None, is_global: bool, payload_class: str) -> DataFrame:
+    """The payload's field-wise preCombine, which a window cannot express: each key's records meet in one task
+    (a shuffle by key; arrival order numbered before it) and fold there with merge.keep_latest_per_key, the rule
+    the writers apply to the records of a file group."""
+    from pyhudi.merge import keep_latest_per_key
+
+    numbered = keyed.withColumn(_SEQ_COLUMN, F.monotonically_increasing_id())
+    schema = numbered.schema
+    keys = [RECORD_KEY] if is_global else [RECORD_KEY, PARTITION_PATH]
+
+    def fold(batches):
+        batches = [b for b in batches if b.num_rows]
+        if not batches:
+            return
+        table = pa.Table.from_batches(batches)
+        scopes = [table] if is_global else [
+            table.filter(pc.equal(table[PARTITION_PATH], p)) for p in pc.unique(table[PARTITION_PATH]).to_pylist()]
+        for scope in scopes:
+            yield from keep_latest_per_key(scope, precombine, _SEQ_COLUMN, payload_class).select(
+                table.column_names).to_batches()
+
+    partitions = keyed.sparkSession.sparkContext.defaultParallelism
+    return numbered.repartition(partitions, *keys).mapInArrow(fold, schema).drop(_SEQ_COLUMN)
 
 
 def flag_deletes(records: DataFrame, operation: str, payload_class: str, precombine: str | None) -> DataFrame:

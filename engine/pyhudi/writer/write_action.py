@@ -184,7 +184,7 @@ class WriteAction:
     def _deduped(self, keyed: DataFrame) -> DataFrame:
         """One record per key when hoodie.combine.before.<operation> is on (writer/batch.py)."""
         return dedup_batch(keyed, combines(self.config, self.operation), self.precombine, self.operation,
-                           self.index.is_global)
+                           self.index.is_global, self.resolved[C.PAYLOAD_CLASS.key])
 
     def _flagged(self, records: DataFrame) -> DataFrame:
         """DELETE_COLUMN on every record (writer/batch.py)."""
