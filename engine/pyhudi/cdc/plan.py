@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyhudi import config as C
-from pyhudi.cdc import check_cdc_table
 import pyarrow as pa
 
+from pyhudi import config as C
+from pyhudi.cdc import check_cdc_table
 from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.model import FileSlice
 from pyhudi.table import HudiTable
@@ -70,7 +70,7 @@ def plan_changes(path: str, options: dict | None) -> CdcPlan:
     end = end or (in_range[-1].time if in_range else begin)
     start = next((i.time for i in writes), None)
     if start is not None and begin < start and begin != "000" and has_archived_instants(
-            table.storage, table.properties.get("hoodie.archivelog.folder") or "archived"):
+            table.storage, table.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default):
         raise TimelineError(f"CDC query on {table.name}: begin instant {begin} is older than the active timeline "
                             f"(starts at {start}; older commits are archived), so their changes cannot be read; "
                             "start the query at or after the first active instant")

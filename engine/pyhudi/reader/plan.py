@@ -118,7 +118,7 @@ def _archived(table: HudiTable, view, instant_time: str) -> bool:
     """Hudi's isBeforeTimelineStarts, counted only when instants were actually archived (or the active
     timeline starts after the query instant for another reason, e.g. a restore)."""
     return view.timeline_start is not None and instant_time < view.timeline_start \
-        and has_archived_instants(table.storage, table.properties.get("hoodie.archivelog.folder") or "archived")
+        and has_archived_instants(table.storage, table.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default)
 
 
 def table_schema(table: HudiTable, timeline=None) -> pa.Schema:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
+from pyhudi import config as C
 from pyhudi.errors import SqlError
 
 
@@ -14,9 +15,9 @@ def call_options(args: dict) -> dict:
     """The clustering options a call's arguments stand for (`options => 'k1=v1,k2=v2'` last, as Hudi)."""
     out = {}
     if args.get("order"):
-        out["hoodie.clustering.plan.strategy.sort.columns"] = str(args["order"])
+        out[C.CLUSTERING_SORT_COLUMNS.key] = str(args["order"])
     if args.get("order_strategy"):
-        out["hoodie.layout.optimize.strategy"] = str(args["order_strategy"])
+        out[C.LAYOUT_OPTIMIZE_STRATEGY.key] = str(args["order_strategy"])
     for part in str(args.get("options") or "").split(","):
         if "=" in part:
             key, value = part.split("=", 1)
@@ -35,8 +36,8 @@ def run_clustering(spark, path: str, settings: dict, args: dict) -> list[tuple]:
     if selected is not None:
         if not selected:
             return []   # no partition matched: nothing to cluster (Hudi returns no rows)
-        options.update({"hoodie.clustering.plan.partition.filter.mode": "SELECTED_PARTITIONS",
-                        "hoodie.clustering.plan.strategy.partition.selected": ",".join(selected)})
+        options.update({C.CLUSTERING_FILTER_MODE.key: "SELECTED_PARTITIONS",
+                        C.CLUSTERING_PARTITION_SELECTED.key: ",".join(selected)})
     acted = cluster(spark, path, op or ("execute" if instants else "scheduleAndExecute"), instants, options)
     return clustering_rows(path, bool(args.get("show_involved_partition")), only=set(acted or []))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pyspark.sql import types as T
 
+from pyhudi import config as C
 from pyhudi.errors import SqlError
 from pyhudi.sqlext.call_args import Param
 from pyhudi.sqlext.procedure_registry import (engine, options_argument, procedure, schema, table_and_timeline,
@@ -103,9 +104,9 @@ def _run_clean(spark, args):
     unless the call's arguments say otherwise)."""
     path, settings = target(spark, args)
     options = {**settings, **options_argument(args.get("options"))}
-    for arg, key in (("clean_policy", "hoodie.cleaner.policy"), ("retain_commits", "hoodie.cleaner.commits.retained"),
-                     ("hours_retained", "hoodie.cleaner.hours.retained"),
-                     ("file_versions_retained", "hoodie.cleaner.fileversions.retained")):
+    for arg, key in (("clean_policy", C.CLEANER_POLICY.key), ("retain_commits", C.CLEANER_COMMITS_RETAINED.key),
+                     ("hours_retained", C.CLEANER_HOURS_RETAINED.key),
+                     ("file_versions_retained", C.CLEANER_FILE_VERSIONS_RETAINED.key)):
         if args.get(arg) is not None:
             options[key] = str(args[arg])
     result = engine("clean")(spark, path, options)
@@ -121,7 +122,7 @@ def _run_clean(spark, args):
                                Param("enable_metadata", default=False)], schema(("result", _I)))
 def _archive_commits(spark, args):
     """Move old completed instants to the archived timeline (0 = success, as Hudi returns)."""
-    engine("archive")(spark, table_path(spark, args), {"hoodie.keep.min.commits": str(args["min_commits"]),
-                                                    "hoodie.keep.max.commits": str(args["max_commits"]),
-                                                    "hoodie.cleaner.commits.retained": str(args["retain_commits"])})
+    engine("archive")(spark, table_path(spark, args), {C.KEEP_MIN_COMMITS.key: str(args["min_commits"]),
+                                                    C.KEEP_MAX_COMMITS.key: str(args["max_commits"]),
+                                                    C.CLEANER_COMMITS_RETAINED.key: str(args["retain_commits"])})
     return [(0,)]

@@ -17,6 +17,7 @@ import json
 
 from pyarrow import fs as pafs
 
+from pyhudi import config as C
 from pyhudi.sqlext.location import is_table_file
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
@@ -32,7 +33,7 @@ def truncate_table(location: str) -> None:
     values = dict(table.properties.values)
     schema = table.latest_avro_schema()
     if schema is not None:
-        values["hoodie.table.create.schema"] = json.dumps(schema, separators=(",", ":"))
+        values[C.TABLE_CREATE_SCHEMA.key] = json.dumps(schema, separators=(",", ":"))
     storage = table.storage
     for instant in reversed(table.timeline().instants):
         if instant.is_completed:

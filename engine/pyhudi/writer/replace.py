@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import fnmatch
 
+from pyhudi import config as C
 from pyhudi.errors import ConfigError, PartitionPathError
 from pyhudi.table import FileSystemView, HudiTable
 
 REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
-PARTITIONS_TO_DELETE = "hoodie.datasource.write.partitions.to.delete"
+PARTITIONS_TO_DELETE = C.PARTITIONS_TO_DELETE.key
 
 
 def partitions_to_delete(table: HudiTable, options: dict, batch_partitions: list[str]) -> list[str]:
