@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from pyhudi.config.clean import CLEANER_COMMITS_RETAINED
 from pyhudi.config.core import POSITIVE, bool_value, declare, validator
-from pyhudi.config.resolve import HoodieConfig, config_of
+from pyhudi.config.resolve import HoodieConfig, config_of, read_settings, setting
 from pyhudi.errors import ConfigError
 
 ARCHIVE_AUTOMATIC = declare("hoodie.archive.automatic", True, bool_value)
@@ -35,13 +35,13 @@ def check_archival_options(cfg: HoodieConfig) -> None:
 class ArchiveConfig:
     """The archiver's options, parsed once and checked against the cleaner's retention."""
 
-    automatic: bool
-    keep_min_commits: int
-    keep_max_commits: int
+    automatic: bool = setting(ARCHIVE_AUTOMATIC)
+    keep_min_commits: int = setting(KEEP_MIN_COMMITS)
+    keep_max_commits: int = setting(KEEP_MAX_COMMITS)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None,
                      warn_unknown: bool = False) -> ArchiveConfig:
         cfg = config_of(options, warn_unknown)
         check_archival_options(cfg)
-        return cls(cfg.get(ARCHIVE_AUTOMATIC), cfg.get(KEEP_MIN_COMMITS), cfg.get(KEEP_MAX_COMMITS))
+        return read_settings(cls, cfg)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pyhudi.config.core import NON_NEGATIVE, POSITIVE, bool_value, declare, upper
-from pyhudi.config.resolve import HoodieConfig, config_of, option
+from pyhudi.config.resolve import HoodieConfig, config_of, read_settings, setting
 
 CLEAN_AUTOMATIC = declare("hoodie.clean.automatic", True, bool_value)
 CLEANER_POLICY = declare("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS", upper,
@@ -31,29 +31,26 @@ FAILED_WRITES_POLICY = declare("hoodie.cleaner.policy.failed.writes", "EAGER", u
 class CleanConfig:
     """The cleaner's options, parsed once (the retention policy the archiver also honours)."""
 
-    policy: str
-    commits_retained: int
-    file_versions_retained: int
-    hours_retained: int
-    automatic: bool
-    incremental: bool
+    policy: str = setting(CLEANER_POLICY)
+    commits_retained: int = setting(CLEANER_COMMITS_RETAINED)
+    file_versions_retained: int = setting(CLEANER_FILE_VERSIONS_RETAINED)
+    hours_retained: int = setting(CLEANER_HOURS_RETAINED)
+    automatic: bool = setting(CLEAN_AUTOMATIC)
+    incremental: bool = setting(CLEANER_INCREMENTAL_MODE)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None, warn_unknown: bool = True) -> CleanConfig:
-        cfg = config_of(options, warn_unknown)
-        return cls(cfg.get(CLEANER_POLICY), cfg.get(CLEANER_COMMITS_RETAINED), cfg.get(CLEANER_FILE_VERSIONS_RETAINED),
-                   cfg.get(CLEANER_HOURS_RETAINED), cfg.get(CLEAN_AUTOMATIC), cfg.get(CLEANER_INCREMENTAL_MODE))
+        return read_settings(cls, config_of(options, warn_unknown))
 
 
 @dataclass(frozen=True)
 class CleanTriggerConfig:
     """When the writer's clean runs (CleanPlanActionExecutor.needsCleaning) and whether beside the write."""
 
-    run_async: bool
-    strategy: str
-    max_commits: int
+    run_async: bool = setting(CLEAN_ASYNC)
+    strategy: str = setting(CLEAN_TRIGGER_STRATEGY)
+    max_commits: int = setting(CLEAN_MAX_COMMITS)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None) -> CleanTriggerConfig:
-        return cls(option(options, CLEAN_ASYNC), option(options, CLEAN_TRIGGER_STRATEGY),
-                   option(options, CLEAN_MAX_COMMITS))
+        return read_settings(cls, options)

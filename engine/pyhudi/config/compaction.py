@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pyhudi.config.core import NON_NEGATIVE, POSITIVE, bool_value, declare, upper, whole_number
-from pyhudi.config.resolve import HoodieConfig, option
+from pyhudi.config.resolve import HoodieConfig, read_settings, setting
 
 COMPACT_INLINE = declare("hoodie.compact.inline", False, bool_value)
 COMPACT_SCHEDULE_INLINE = declare("hoodie.compact.schedule.inline", False, bool_value)
@@ -32,19 +32,16 @@ COMPACTION_PAYLOAD_CLASS = declare("hoodie.compaction.payload.class", None,
 class CompactionConfig:
     """The compaction options of one write or service call, parsed once."""
 
-    inline: bool
-    schedule_inline: bool
-    trigger: str
-    max_delta_commits: int
-    max_delta_seconds: int
-    strategy: str
-    target_io_mb: int
-    log_size_threshold: int
-    log_num_threshold: int
+    inline: bool = setting(COMPACT_INLINE)
+    schedule_inline: bool = setting(COMPACT_SCHEDULE_INLINE)
+    trigger: str = setting(COMPACT_TRIGGER)
+    max_delta_commits: int = setting(COMPACT_MAX_DELTA_COMMITS)
+    max_delta_seconds: int = setting(COMPACT_MAX_DELTA_SECONDS)
+    strategy: str = setting(COMPACTION_STRATEGY)
+    target_io_mb: int = setting(COMPACTION_TARGET_IO)
+    log_size_threshold: int = setting(COMPACTION_LOG_SIZE_THRESHOLD)
+    log_num_threshold: int = setting(COMPACTION_LOG_NUM_THRESHOLD)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None) -> CompactionConfig:
-        return cls(*(option(options, p) for p in (
-            COMPACT_INLINE, COMPACT_SCHEDULE_INLINE, COMPACT_TRIGGER, COMPACT_MAX_DELTA_COMMITS,
-            COMPACT_MAX_DELTA_SECONDS, COMPACTION_STRATEGY, COMPACTION_TARGET_IO, COMPACTION_LOG_SIZE_THRESHOLD,
-            COMPACTION_LOG_NUM_THRESHOLD)))
+        return read_settings(cls, options)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pyhudi.config.core import POSITIVE, bool_value, declare, fraction, upper
-from pyhudi.config.resolve import HoodieConfig, option
+from pyhudi.config.resolve import HoodieConfig, read_settings, setting
 
 INDEX_TYPE = declare("hoodie.index.type", "SIMPLE", upper,
                      ("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET", "INMEMORY"))
@@ -29,19 +29,17 @@ BUCKET_HASH_FIELD = declare("hoodie.bucket.index.hash.field", None,
 class IndexConfig:
     """The index options of one write, parsed once."""
 
-    index_type: str
-    bloom_update_partition_path: bool
-    simple_update_partition_path: bool
-    bloom_prune_by_ranges: bool
-    bucket_engine: str
-    num_buckets: int
-    bucket_hash_field: str | None
+    index_type: str = setting(INDEX_TYPE)
+    bloom_update_partition_path: bool = setting(BLOOM_UPDATE_PARTITION_PATH)
+    simple_update_partition_path: bool = setting(SIMPLE_UPDATE_PARTITION_PATH)
+    bloom_prune_by_ranges: bool = setting(BLOOM_PRUNE_BY_RANGES)
+    bucket_engine: str = setting(BUCKET_ENGINE)
+    num_buckets: int = setting(BUCKET_NUM_BUCKETS)
+    bucket_hash_field: str | None = setting(BUCKET_HASH_FIELD)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None) -> IndexConfig:
-        return cls(*(option(options, p) for p in (
-            INDEX_TYPE, BLOOM_UPDATE_PARTITION_PATH, SIMPLE_UPDATE_PARTITION_PATH, BLOOM_PRUNE_BY_RANGES,
-            BUCKET_ENGINE, BUCKET_NUM_BUCKETS, BUCKET_HASH_FIELD)))
+        return read_settings(cls, options)
 
     @property
     def update_partition_path(self) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pyhudi.config.core import POSITIVE, declare, whole_number
-from pyhudi.config.resolve import HoodieConfig, option
+from pyhudi.config.resolve import HoodieConfig, read_settings, setting
 
 LOCK_PROVIDER = declare("hoodie.write.lock.provider",
                         "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
@@ -34,24 +34,23 @@ HEARTBEAT_TOLERABLE_MISSES = declare("hoodie.client.heartbeat.tolerable.misses",
 class LockConfig:
     """The table lock's options, parsed once (only the keys it reads: other options are validated elsewhere)."""
 
-    provider: str
-    filesystem_path: str | None
-    expire_minutes: int
-    wait_ms: int
-    retry_wait_ms: int
-    num_retries: int
+    provider: str = setting(LOCK_PROVIDER)
+    filesystem_path: str | None = setting(LOCK_FILESYSTEM_PATH)
+    expire_minutes: int = setting(LOCK_FILESYSTEM_EXPIRE)
+    wait_ms: int = setting(LOCK_WAIT_TIME_MS)
+    retry_wait_ms: int = setting(LOCK_RETRY_WAIT_TIME_MS)
+    num_retries: int = setting(LOCK_NUM_RETRIES)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None) -> LockConfig:
-        return cls(*(option(options, p) for p in (LOCK_PROVIDER, LOCK_FILESYSTEM_PATH, LOCK_FILESYSTEM_EXPIRE,
-                                                  LOCK_WAIT_TIME_MS, LOCK_RETRY_WAIT_TIME_MS, LOCK_NUM_RETRIES)))
+        return read_settings(cls, options)
 
 
 @dataclass(frozen=True)
 class HeartbeatConfig:
-    interval_ms: int
-    tolerable_misses: int
+    interval_ms: int = setting(HEARTBEAT_INTERVAL_MS)
+    tolerable_misses: int = setting(HEARTBEAT_TOLERABLE_MISSES)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | HoodieConfig | None) -> HeartbeatConfig:
-        return cls(option(options, HEARTBEAT_INTERVAL_MS), option(options, HEARTBEAT_TOLERABLE_MISSES))
+        return read_settings(cls, options)

@@ -4,6 +4,7 @@ ConfigError naming the key), cross-key rules checked, unknown `hoodie.*` keys wa
 from __future__ import annotations
 
 import warnings
+from dataclasses import field, fields
 from typing import Any, Mapping
 
 from pyhudi.config.aliases import normalize_options
@@ -97,3 +98,14 @@ def int_option(options: Mapping[str, Any], key: str, default: int) -> int:
 def bool_option(options: Mapping[str, Any], key: str, default: bool) -> bool:
     """A true/false option a layer declares itself: the one parser, same errors."""
     return option(options, ConfigProperty(key, default, bool_value))
+
+
+def setting(prop: ConfigProperty):
+    """A field of a frozen group config read from `prop` (see read_settings)."""
+    return field(metadata={"setting": prop})
+
+
+def read_settings(cls, options: Mapping[str, Any] | HoodieConfig | None):
+    """The group config `cls` from `options`: each field names its key with `setting(...)` and is parsed once
+    (Hudi's default when absent), so a field can never be paired with another field's key."""
+    return cls(**{f.name: option(options, f.metadata["setting"]) for f in fields(cls)})
