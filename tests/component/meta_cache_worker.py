@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 
 import pyhudi
 
@@ -20,7 +21,9 @@ def options(table_type: str) -> dict:
 def main(argv: list[str]) -> None:
     op, path = argv[0], argv[1]
     if op == "write":
-        spark = pyhudi.session("local[1]")
+        # a warehouse of its own, not ./spark-warehouse: its Derby catalog serves one process, and another pytest
+        # worker (pytest -n) may run this script at the same time
+        spark = pyhudi.session("local[1]", warehouse_dir=tempfile.mkdtemp(prefix="pyhudi-cache-"))
         rows = [tuple(r) for r in json.loads(argv[3])]
         print(pyhudi.write(spark.createDataFrame(rows, SCHEMA), path, options(argv[2])))
     elif op == "rollback":
