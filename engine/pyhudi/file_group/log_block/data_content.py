@@ -91,7 +91,9 @@ def encode_parquet_content(records: pa.Table, schema_json: str | None = None,
 
 
 def decode_parquet_content(content: bytes) -> pa.Table:
-    return pq.read_table(pa.BufferReader(content))
+    """The records of a parquet data block. ``ParquetFile.read`` rather than ``pq.read_table``: the latter goes
+    through the dataset API, which costs ~4x more on a small in-memory block (measured: 4.8 ms vs 17 ms)."""
+    return pq.ParquetFile(pa.BufferReader(content)).read()
 
 
 # HoodieDeleteRecord.orderingVal union branches (hudi-common/src/main/avro/HoodieDeleteRecord.avsc): a union of
