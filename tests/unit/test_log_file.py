@@ -41,7 +41,7 @@ from pyhudi.file_group.log_file import (
     encode_block,
     log_file_name,
     parquet_data_block,
-    parse_log_file_name,
+    parse_log_file_path,
     read_log_bytes,
     read_log_file,
     rollback_command_block,
@@ -151,7 +151,7 @@ def test_fixture_log_files_match_sql_and_timeline(tables, table):
         matches = [p for p in logs if p.match(pattern)]
         assert len(matches) == 1, (pattern, [p.name for p in logs])
         log = matches[0]
-        file_id, base_instant, version, token = parse_log_file_name(log.name)
+        file_id, base_instant, version, token = parse_log_file_path(log.name)
         assert log.name == log_file_name(file_id, base_instant, version, token)
         blocks = list(read_log_file(LOCAL, str(log)))
         assert [b.block_type for b in blocks] == [block_type]
@@ -314,7 +314,7 @@ def test_hudi_rs_reads_log_files_written_by_pyhudi(tables, tmp_path):
                     rewritten.append(_reencode(b))
             for log in logs:
                 log.unlink()
-            target = logs[0].parent / log_file_name(*parse_log_file_name(logs[0].name)[:2], 1, "0-1-2")
+            target = logs[0].parent / log_file_name(*parse_log_file_path(logs[0].name)[:2], 1, "0-1-2")
             write_log_file(LOCAL, str(target), rewritten[:1])
             if len(rewritten) > 1:
                 append_log_blocks(LOCAL, str(target), rewritten[1:])
@@ -593,20 +593,20 @@ def test_append_unsupported_asks_for_rollover(tmp_path):
         append_log_blocks(fs, path, [block])
     rolled = rollover_log_file_name(path)
     write_log_file(fs, rolled, [block])
-    assert [parse_log_file_name(p)[2] for p in sorted(glob.glob(str(tmp_path / ".fg-0_*")))] == [1, 2]
+    assert [parse_log_file_path(p)[2] for p in sorted(glob.glob(str(tmp_path / ".fg-0_*")))] == [1, 2]
 
 
 def test_log_file_names():
     name = log_file_name("d206069c-22c8-4532-b9ea-3cf4282342c4-0", "20250117083125837", 1, "0-33-43")
     assert name == ".d206069c-22c8-4532-b9ea-3cf4282342c4-0_20250117083125837.log.1_0-33-43"
-    assert parse_log_file_name(name) == ("d206069c-22c8-4532-b9ea-3cf4282342c4-0", "20250117083125837", 1, "0-33-43")
-    assert parse_log_file_name("city=x/" + name)[2] == 1
+    assert parse_log_file_path(name) == ("d206069c-22c8-4532-b9ea-3cf4282342c4-0", "20250117083125837", 1, "0-33-43")
+    assert parse_log_file_path("city=x/" + name)[2] == 1
     assert rollover_log_file_name("city=x/" + name) == \
         "city=x/.d206069c-22c8-4532-b9ea-3cf4282342c4-0_20250117083125837.log.2_1-0-1"
     assert rollover_log_file_name(name, "3-4-5").endswith(".log.2_3-4-5")
     for bad in ("d206069c-0_0-13-23_20250117083125837.parquet", ".hoodie_partition_metadata", "x.log.1"):
         with pytest.raises(LogFileNameError, match="not a Hudi log file name"):
-            parse_log_file_name(bad)
+            parse_log_file_path(bad)
     with pytest.raises(LogFileNameError):
         log_file_name("fg", "20250101000000000", 0, "0-0-0")
 

@@ -79,8 +79,10 @@ class LogAppendNotSupportedError(PyHudiError):
 # Names
 # --------------------------------------------------------------------------------------------------------------
 
-def parse_log_file_name(name: str) -> tuple[str, str, int, str]:
-    """(file_id, base_instant, version, write_token) of a log file name or path; raises LogFileNameError otherwise."""
+def parse_log_file_path(name: str) -> tuple[str, str, int, str]:
+    """(file_id, base_instant, version, write_token) of a log file's path or bare name; raises LogFileNameError
+    when it is not a log file. naming.parse_log_file_name is the lenient form (a bare name; None otherwise) for
+    listings that hold other files too."""
     base = posixpath.basename(name.rstrip("/"))
     parsed = _naming.parse_log_file_name(base)
     if parsed is None:
@@ -95,7 +97,7 @@ def is_log_file_name(name: str) -> bool:
 
 def rollover_log_file_name(name: str, write_token: str = DEFAULT_WRITE_TOKEN) -> str:
     """The next version of a log file (same directory, file id and base instant), as HoodieLogFile.rollOver names it."""
-    file_id, base_instant, version, _ = parse_log_file_name(name)
+    file_id, base_instant, version, _ = parse_log_file_path(name)
     directory = posixpath.dirname(name)
     rolled = log_file_name(file_id, base_instant, version + 1, write_token)
     return posixpath.join(directory, rolled) if directory else rolled
@@ -339,7 +341,7 @@ __all__ = [
     "BlockType", "HeaderMetadataType", "CommandBlockType", "DeleteRecord", "LogBlock",
     "CorruptLogBlockWarning", "LogFileExistsError", "LogAppendNotSupportedError", "LogFileNameError",
     "DEFAULT_WRITE_TOKEN", "MAGIC",
-    "log_file_name", "parse_log_file_name", "is_log_file_name", "rollover_log_file_name",
+    "log_file_name", "parse_log_file_path", "is_log_file_name", "rollover_log_file_name",
     "encode_block", "encode_blocks", "write_log_file", "write_encoded_log", "append_log_blocks", "read_log_file", "read_log_bytes",
     "parquet_data_block", "avro_data_block", "delete_block", "rollback_command_block", "ordering_branch_for",
 ]

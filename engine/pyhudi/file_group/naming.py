@@ -56,7 +56,8 @@ def log_file_name(file_id: str, base_instant: str, version: int, token: str) -> 
 
 
 def parse_log_file_name(name: str) -> tuple[str, str, int, str] | None:
-    """(file_id, base_instant, version, write_token) or None when `name` is not a log file."""
+    """(file_id, base_instant, version, write_token) of a bare file name, or None when it is not a log file (so
+    listings can test names with it). log_file.parse_log_file_path is the strict form: paths too, and an error."""
     match = _LOG_RE.match(name)
     if not match:
         return None
