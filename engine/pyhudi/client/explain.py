@@ -137,7 +137,7 @@ def explain_write(df: DataFrame, path: str, options: dict | None = None) -> Writ
     It runs the write's Spark jobs (they read the table); only metadata reaches the driver."""
     path = str(path)
     options = {k: v for k, v in C.normalize_options(options or {}).items() if k not in clean_trigger.CLEAN_TRIGGER_KEYS}
-    operation = C.HoodieConfig(options).get(C.OPERATION)
+    operation = C.WriteConfig.from_options(C.HoodieConfig(options)).operation
     if operation not in EXPLAINED_OPERATIONS:
         raise errors.ConfigError(f"explain_write explains {', '.join(EXPLAINED_OPERATIONS)} writes; "
                                  f"{C.OPERATION.key}={operation} is not one of them (table at {path})")
@@ -147,13 +147,12 @@ def explain_write(df: DataFrame, path: str, options: dict | None = None) -> Writ
     table = HudiTable.load(DryRunStorage(path))
     config = C.HoodieConfig({**table.properties.write_options(), **check_identity(table, path, options)})
     incoming = drop_meta_columns(df)
-    resolved = resolve_write_options(config, incoming, table)
-    name = resolved[C.TABLE_NAME.key]
-    keygen = build_key_generator(resolved, name)
+    wc = resolve_write_options(config, incoming, table)
+    name = wc.table_name
+    keygen = build_key_generator(dict(wc.options), name)
     data = data_columns(incoming, operation, name)
-    check_fields(data, keygen, resolved, config)
-    action = WriteAction(df.sparkSession, table, config, resolved, keygen, operation, incoming,
-                         target_schema(data, table, name, operation))
+    check_fields(data, keygen, wc)
+    action = WriteAction(df.sparkSession, table, wc, keygen, incoming, target_schema(data, table, name, operation))
     try:
         action.prepare()
         timeline = table.timeline()

@@ -29,11 +29,9 @@ from pyhudi.services.clean import start_async_clean
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import TIMELINE_TIMEZONE, check_timeline_zone
 from pyhudi.transaction import WriteTransaction
 from pyhudi.writer.options import (SUPPORTED_OPERATIONS, check_fields, check_identity, data_columns,
                                    drop_meta_columns, resolve_write_options, table_properties, target_schema)
-from pyhudi.writer.replace import PARTITIONS_TO_DELETE
 from pyhudi.writer.write_action import WriteAction
 
 
@@ -117,7 +115,7 @@ def delete_partitions(spark: SparkSession, path: str, partitions: list[str],
         partitions = [partitions]
     if not partitions:
         raise ConfigError(f"delete_partitions on {path} needs at least one partition path")
-    opts = {**(options or {}), C.OPERATION.key: "delete_partition", PARTITIONS_TO_DELETE: ",".join(partitions)}
+    opts = {**(options or {}), C.OPERATION.key: "delete_partition", C.PARTITIONS_TO_DELETE.key: ",".join(partitions)}
     return write(spark.createDataFrame([], "_pyhudi_empty int"), path, opts)
 
 
@@ -136,10 +134,9 @@ class WriteClient:
         if mode not in ("append", "overwrite", "ignore", "error", "errorifexists"):
             raise ConfigError(f"write mode {mode!r} is not one of append, overwrite, ignore, errorifexists")
         config = C.HoodieConfig(self.options)
-        for prop in (clean_trigger.CLEAN_ASYNC, clean_trigger.CLEAN_TRIGGER_STRATEGY, clean_trigger.CLEAN_MAX_COMMITS):
-            C.option(self.service_options, prop)       # a bad value raises ConfigError before anything is written
+        C.CleanTriggerConfig.from_options(self.service_options)   # a bad value raises before anything is written
         warn_ignored(self.options, f"table at {self.path}")
-        operation = config.get(C.OPERATION)
+        operation = C.WriteConfig.from_options(config).operation
         if operation not in SUPPORTED_OPERATIONS:
             raise ConfigError(f"{C.OPERATION.key}={operation} is not supported by pyhudi yet; "
                               f"use one of {', '.join(SUPPORTED_OPERATIONS)}")
@@ -158,20 +155,20 @@ class WriteClient:
         if operation == "delete_partition" and table is None:
             raise errors.NotAHudiTableError(f"cannot delete partitions of {self.path}: there is no Hudi table there "
                                             "(or mode='overwrite' would recreate it); check the path")
-        resolved = {**resolve_write_options(config, incoming, table), **self.service_options}
-        keygen = build_key_generator(resolved, resolved[C.TABLE_NAME.key])
-        data = data_columns(incoming, operation, resolved[C.TABLE_NAME.key])   # without an upsert's delete flag
+        wc = resolve_write_options(config, incoming, table).with_options(self.service_options)
+        keygen = build_key_generator(dict(wc.options), wc.table_name)
+        data = data_columns(incoming, operation, wc.table_name)   # without an upsert's delete flag
         if operation == "delete_partition":   # the batch may be empty and carry no columns at all
-            incoming = incoming.limit(0) if resolved.get(PARTITIONS_TO_DELETE) else incoming
+            incoming = incoming.limit(0) if wc.partitions_to_delete else incoming
             schema = avro_to_arrow(table.latest_avro_schema())
         else:
-            check_fields(data, keygen, resolved, config)
-            schema = target_schema(data, table, resolved[C.TABLE_NAME.key], operation)
+            check_fields(data, keygen, wc)
+            schema = target_schema(data, table, wc.table_name, operation)
 
         def write_to(path: str) -> WriteResult:
-            new = table or HudiTable.create(path, self._new_table_properties(resolved, keygen, schema))
-            action = WriteAction(self.spark, new, config, resolved, keygen, operation, incoming, schema)
-            return run_write(self.spark, new, action, resolved)
+            new = table or HudiTable.create(path, self._new_table_properties(wc, keygen, schema))
+            action = WriteAction(self.spark, new, wc, keygen, incoming, schema)
+            return run_write(self.spark, new, action, dict(wc.options))
 
         if mode == "overwrite" and exists:
             if self.storage.is_local:
@@ -180,13 +177,14 @@ class WriteClient:
             overwrite.delete_table(self.storage)
         return write_to(self.path)
 
-    def _new_table_properties(self, resolved: dict, keygen, schema) -> dict:
-        """hoodie.properties of a new table; hoodie.table.timeline.timezone is stored when given (as Hudi: without
-        it the table's timeline is in LOCAL time)."""
-        props = table_properties(resolved, keygen, schema)
-        zone = self.options.get(TIMELINE_TIMEZONE)
-        if zone:
-            props[TIMELINE_TIMEZONE] = check_timeline_zone(zone, f"the options of the new table at {self.path}")
+    @staticmethod
+    def _new_table_properties(wc: C.WriteConfig, keygen, schema) -> dict:
+        """hoodie.properties of a new table (from the options text, as Hudi stores it);
+        hoodie.table.timeline.timezone is stored when given (as Hudi: without it the table's timeline is in LOCAL
+        time)."""
+        props = table_properties(dict(wc.options), keygen, schema)
+        if wc.given("timeline_timezone"):
+            props[C.TIMELINE_TIMEZONE.key] = wc.timeline_timezone
         return props
 
 

@@ -6,7 +6,8 @@ Options arrive as Hudi's Spark datasource options (`hoodie.*` strings) or as Hud
 (`primaryKey`, `preCombineField`, `type`: config.aliases). `HoodieConfig` resolves aliases, applies defaults,
 checks values (a wrong value raises ConfigError naming the key) and warns about unknown `hoodie.*` keys, so a typo
 is visible instead of silently ignored. Each service reads its group's frozen typed config (`CleanConfig`,
-`ArchiveConfig`, `CompactionConfig`, `LockConfig`, `HeartbeatConfig`, `IndexConfig`), parsed once.
+`ArchiveConfig`, `CompactionConfig`, `LockConfig`, `HeartbeatConfig`, `IndexConfig`), parsed once; a write
+reads `WriteConfig` (config.write_config).
 
 Everything is re-exported here, so `from pyhudi import config as C; C.RECORD_KEY` works for every key.
 """
@@ -28,3 +29,4 @@ from pyhudi.config.clean import *  # noqa: F401,F403
 from pyhudi.config.archive import *  # noqa: F401,F403
 from pyhudi.config.compaction import *  # noqa: F401,F403
 from pyhudi.config.lock import *  # noqa: F401,F403
+from pyhudi.config.write_config import WriteConfig  # noqa: F401

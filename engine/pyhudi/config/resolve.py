@@ -105,7 +105,9 @@ def setting(prop: ConfigProperty):
     return field(metadata={"setting": prop})
 
 
-def read_settings(cls, options: Mapping[str, Any] | HoodieConfig | None):
+def read_settings(cls, options: Mapping[str, Any] | HoodieConfig | None, /, **others: Any):
     """The group config `cls` from `options`: each field names its key with `setting(...)` and is parsed once
-    (Hudi's default when absent), so a field can never be paired with another field's key."""
-    return cls(**{f.name: option(options, f.metadata["setting"]) for f in fields(cls)})
+    (Hudi's default when absent), so a field can never be paired with another field's key. Fields that are not
+    settings are given in `others`."""
+    return cls(**{f.name: option(options, f.metadata["setting"]) for f in fields(cls) if "setting" in f.metadata},
+               **others)

@@ -1,6 +1,7 @@
 """Preparing a write's batch before the index sees it: the table's storage types and column order, the record keys
-and partition paths (the key generator, on executors), one record per key (hoodie.combine.before.*) and the delete
-flag of each record. Split from write_action.py: these are Spark column transformations with no table state."""
+and partition paths (the key generator, on executors), one record per key (hoodie.combine.before.*, read by
+WriteConfig.combine_before) and the delete flag of each record. Split from write_action.py: these are Spark column
+transformations with no table state."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
-from pyhudi import config as C
 from pyhudi.merge import IS_DELETED_FIELD, payload_of
 from pyhudi.writer.file_writer import DELETE_COLUMN, PARTITION_PATH, RECORD_KEY
 from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
@@ -48,15 +48,6 @@ def keyed_batch(prepared: DataFrame, keygen) -> DataFrame:
                                              names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
 
     return prepared.mapInArrow(add_keys, out_schema)
-
-
-def combines(config: C.HoodieConfig, operation: str) -> bool:
-    """hoodie.combine.before.{insert,upsert,delete}: keep one record per key of the batch."""
-    combine = {"upsert": C.COMBINE_BEFORE_UPSERT, "insert": C.COMBINE_BEFORE_INSERT,
-               "delete": C.COMBINE_BEFORE_DELETE, "insert_overwrite": C.COMBINE_BEFORE_INSERT,
-               "insert_overwrite_table": C.COMBINE_BEFORE_INSERT,
-               "bulk_insert": C.COMBINE_BEFORE_INSERT}[operation]
-    return config.get(combine)
 
 
 def dedup_batch(keyed: DataFrame, combine: bool, precombine: str | None, operation: str,

@@ -71,11 +71,10 @@ class PackPlan:
         return any(f == file_id for f, _ in self.small_files.get(partition, ()))
 
 
-def pack_plan(view, config: C.HoodieConfig, record_size: int, pending_compaction: dict) -> PackPlan:
+def pack_plan(view, wc: C.WriteConfig, record_size: int, pending_compaction: dict) -> PackPlan:
     """Small-file candidates of every partition, as write_action's planning picks them (planning.plan_insert_buckets)."""
-    max_size = config.get(C.MAX_FILE_SIZE)
-    small_limit = config.get(C.SMALL_FILE_LIMIT)
-    per_file = max(1, max_size // record_size) if config.get(C.AUTO_SPLIT_INSERTS) else config.get(C.INSERT_SPLIT_SIZE)
+    max_size, small_limit = wc.max_file_size, wc.small_file_limit
+    per_file = wc.records_per_new_file(record_size)
     small: dict[str, list] = {}
     if small_limit > 0:
         for slice_ in view.latest_slices(None):

@@ -17,7 +17,7 @@ from pyhudi.errors import ConfigError, RecordKeyError, SchemaError
 from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.index import check_table_index, index_spec
 from pyhudi.index import table_properties as index_table_properties
-from pyhudi.merge import PAYLOAD_ORDERING_FIELD, SUPPORTED_PAYLOADS
+from pyhudi.merge import SUPPORTED_PAYLOADS
 from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_table_avro, storage_schema
 from pyhudi.table import COPY_ON_WRITE, HudiTable
 from pyhudi.writer import virtual_keys
@@ -83,43 +83,46 @@ def norm_list(text: str) -> str:
     return ",".join(part.split(":")[0].strip() for part in str(text).split(",") if part.strip())
 
 
-def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: HudiTable | None) -> dict:
-    resolved = config.string_options()
-    name = resolved.get(C.TABLE_NAME.key) or (table.name if table else None)
+def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: HudiTable | None) -> C.WriteConfig:
+    """The write's WriteConfig, parsed once from `config` and resolved against the table: its name, Hudi's
+    default ordering field `ts` for a new table, the payload (option, else the table's, else Hudi's default);
+    refuses what no write can do (no table name, no record key for a keyed operation, a MOR ordering field
+    that differs from the precombine field)."""
+    wc = C.WriteConfig.from_options(config)
+    name = wc.table_name or (table.name if table else None)
     if not name:
         raise ConfigError(f"option {C.TABLE_NAME.key} is required to create a table; pass e.g. "
                           f"{{'{C.TABLE_NAME.key}': 'trips'}}")
-    resolved[C.TABLE_NAME.key] = name
-    if not resolved.get(C.RECORD_KEY.key):
-        operation = config.get(C.OPERATION)
-        if operation not in AUTO_KEY_OPERATIONS:
-            raise ConfigError(f"table {name} has no record key, so {C.OPERATION.key}={operation} cannot find the "
-                              f"records to change; set {C.RECORD_KEY.key} (SQL: primaryKey) to the column(s) that "
-                              f"identify a record, or use one of {', '.join(AUTO_KEY_OPERATIONS)}")
-    if not resolved.get(C.PRECOMBINE.key) and table is None and "ts" in incoming.columns:
-        resolved[C.PRECOMBINE.key] = "ts"   # Hudi's default ordering field
-    payload = resolved.get(C.PAYLOAD_CLASS.key) or (table.properties.payload_class if table else None) \
-        or C.PAYLOAD_CLASS.default
+    resolved = {"table_name": name}
+    if not wc.record_key_field and wc.operation not in AUTO_KEY_OPERATIONS:
+        raise ConfigError(f"table {name} has no record key, so {C.OPERATION.key}={wc.operation} cannot find the "
+                          f"records to change; set {C.RECORD_KEY.key} (SQL: primaryKey) to the column(s) that "
+                          f"identify a record, or use one of {', '.join(AUTO_KEY_OPERATIONS)}")
+    if not wc.precombine_field and table is None and "ts" in incoming.columns:
+        resolved["precombine_field"] = "ts"   # Hudi's default ordering field
+    payload = wc.payload_class if wc.given("payload_class") else \
+        table.properties.payload_class if table else C.PAYLOAD_CLASS.default
     if payload not in SUPPORTED_PAYLOADS:
         raise ConfigError(f"{C.PAYLOAD_CLASS.key}={payload} is not supported; use one of "
                           f"{', '.join(SUPPORTED_PAYLOADS)}")
-    resolved[C.PAYLOAD_CLASS.key] = payload
-    ordering = resolved.get(PAYLOAD_ORDERING_FIELD)
-    is_mor = table.properties.is_mor if table else config.get(C.TABLE_TYPE) == "MERGE_ON_READ"
-    if ordering and is_mor and ordering != resolved.get(C.PRECOMBINE.key):
+    resolved["payload_class"] = payload
+    wc = wc.with_values(**resolved)
+    ordering = wc.payload_ordering_field
+    is_mor = table.properties.is_mor if table else wc.table_type == "MERGE_ON_READ"
+    if ordering and is_mor and ordering != wc.precombine_field:
         # MOR reads and compaction order log records against base records by the table's precombine field
-        raise ConfigError(f"{PAYLOAD_ORDERING_FIELD}={ordering} differs from the precombine field "
-                          f"{resolved.get(C.PRECOMBINE.key)!r} of merge-on-read table {name}, whose readers order by "
+        raise ConfigError(f"{C.PAYLOAD_ORDERING_FIELD.key}={ordering} differs from the precombine field "
+                          f"{wc.precombine_field!r} of merge-on-read table {name}, whose readers order by "
                           f"the precombine field; drop the option or set {C.PRECOMBINE.key}={ordering}")
-    if config.get(C.METADATA_ENABLE):
+    if wc.metadata_enable:
         warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored: pyhudi does not write the metadata table",
                       stacklevel=4)
-    return resolved
+    return wc
 
 
-def check_fields(incoming: DataFrame, keygen, resolved: dict, config: C.HoodieConfig) -> None:
+def check_fields(incoming: DataFrame, keygen, wc: C.WriteConfig) -> None:
     columns = {c.lower() for c in incoming.columns}
-    name = resolved[C.TABLE_NAME.key]
+    name = wc.table_name
     available = ", ".join(incoming.columns)
     for field in keygen.record_key_fields:
         if field.split(".")[0].lower() not in columns:
@@ -129,8 +132,8 @@ def check_fields(incoming: DataFrame, keygen, resolved: dict, config: C.HoodieCo
         if field.split(".")[0].lower() not in columns:
             raise errors.PartitionPathError(f"partition path field {field!r} of table {name} is not in the batch "
                                             f"(columns: {available}); add it or fix {C.PARTITION_PATH.key}")
-    precombine = resolved.get(C.PRECOMBINE.key)
-    if precombine and config.get(C.OPERATION) != "delete" and precombine.lower() not in columns:
+    precombine = wc.precombine_field
+    if precombine and wc.operation != "delete" and precombine.lower() not in columns:
         raise SchemaError(f"precombine field {precombine!r} of table {name} is not in the batch "
                           f"(columns: {available}); add it or set {C.PRECOMBINE.key}")
 

@@ -27,9 +27,9 @@ def with_auto_keys(keyed: DataFrame, instant_time: str) -> DataFrame:
     return keyed.mapInArrow(assign, schema)
 
 
-def average_record_size(timeline: Timeline, config: C.HoodieConfig) -> int:
+def average_record_size(timeline: Timeline, wc: C.WriteConfig) -> int:
     """Bytes per record from the latest commits that wrote enough data, else hoodie.copyonwrite.record.size.estimate."""
-    threshold = config.get(C.SMALL_FILE_LIMIT) * 1.0  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
+    threshold = wc.small_file_limit * 1.0  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
     for instant in reversed(timeline.completed_writes()[-20:]):
         meta = timeline.read_metadata(instant)
         # base files only (log files hold other encodings), as Hudi reads only the commit timeline
@@ -39,7 +39,7 @@ def average_record_size(timeline: Timeline, config: C.HoodieConfig) -> int:
         total_records = sum(s.get("numWrites", 0) for s in stats)
         if total_records and total_bytes > threshold:
             return max(1, total_bytes // total_records)
-    return config.get(C.RECORD_SIZE_ESTIMATE)
+    return wc.record_size_estimate
 
 
 def group_states(view) -> dict[tuple[str, str], GroupState]:
@@ -66,13 +66,10 @@ def inserts_to_logs(is_mor: bool, index_is_bucket: bool, operation: str) -> bool
     return is_mor and index_is_bucket and operation in ("upsert", "insert", "delete")
 
 
-def plan_insert_buckets(counts: dict, view, record_size: int, config: C.HoodieConfig) -> list[tuple]:
+def plan_insert_buckets(counts: dict, view, record_size: int, wc: C.WriteConfig) -> list[tuple]:
     """Per partition, weighted slots [lo, hi) -> file id: small files by free capacity, then new file groups."""
-    max_size = config.get(C.MAX_FILE_SIZE)
-    small_limit = config.get(C.SMALL_FILE_LIMIT)
-    per_file = max(1, max_size // record_size)
-    if not config.get(C.AUTO_SPLIT_INSERTS):
-        per_file = config.get(C.INSERT_SPLIT_SIZE)
+    max_size, small_limit = wc.max_file_size, wc.small_file_limit
+    per_file = wc.records_per_new_file(record_size)
     slices_by_partition: dict[str, list] = {}
     if small_limit > 0:
         # Merge-on-read: only slices without log files (and not being compacted) take inserts, as in Hudi for

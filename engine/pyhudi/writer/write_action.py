@@ -25,7 +25,6 @@ from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.errors import WriteConflictError
 from pyhudi.index import index_spec
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
-from pyhudi.merge import PAYLOAD_EVENT_TIME_FIELD, PAYLOAD_ORDERING_FIELD
 from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
 from pyhudi.parallelism import file_task_partitions
 from pyhudi.table import HudiTable, write_partition_metadata
@@ -33,7 +32,7 @@ from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, write_file_group)
 from pyhudi.writer.bulk_insert import lay_out, write_bulk_files
-from pyhudi.writer.batch import combines, dedup_batch, flag_deletes, keyed_batch, prepared_batch
+from pyhudi.writer.batch import dedup_batch, flag_deletes, keyed_batch, prepared_batch
 from pyhudi.writer.planning import (average_record_size, group_states, inserts_to_logs, plan_insert_buckets,
                                     with_auto_keys)
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
@@ -46,21 +45,20 @@ class WriteAction:
     """One upsert/insert/bulk_insert/delete or replace operation: prepare the batch, then write one instant's
     files and describe them (the commit itself belongs to the transaction and the commit protocol)."""
 
-    def __init__(self, spark: SparkSession, table: HudiTable, config: C.HoodieConfig, resolved: dict,
-                 keygen, operation: str, incoming: DataFrame, target_schema: pa.Schema):
+    def __init__(self, spark: SparkSession, table: HudiTable, wc: C.WriteConfig, keygen, incoming: DataFrame,
+                 target_schema: pa.Schema):
         self.spark = spark
         self.storage = table.storage
         self.table = table
-        self.config = config
-        self.resolved = resolved
+        self.wc = wc   # the write's options, parsed and resolved against the table (config.write_config)
         self.keygen = keygen
-        self.operation = operation
+        self.operation = wc.operation
         self.incoming = incoming
         self.target_schema = target_schema
-        self.table_name = resolved[C.TABLE_NAME.key]
-        self.precombine = resolved.get(C.PRECOMBINE.key)
+        self.table_name = wc.table_name
+        self.precombine = wc.precombine_field
         self.is_mor = table.properties.is_mor
-        self.index = index_spec(config, keygen.record_key_fields, self.table_name)
+        self.index = index_spec(wc.options, keygen.record_key_fields, self.table_name)
         # hoodie.populate.meta.fields=false: stored keys come from the data (see writer/virtual_keys.py)
         self.virtual_keys = None if table.properties.populate_meta_fields else keygen
         if self.virtual_keys is not None:
@@ -90,7 +88,7 @@ class WriteAction:
         also surfaces key errors before any instant exists)."""
         keyed = keyed_batch(prepared_batch(self.incoming, self.target_schema), self.keygen)
         if self.is_replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
-            self.config = C.HoodieConfig({**self.config.raw, C.SMALL_FILE_LIMIT.key: "0"}, warn_unknown=False)
+            self.wc = dataclasses.replace(self.wc, small_file_limit=0)
         self.one_job = self._fits_one_job()
         partitions_first = not self.one_job and self._needs_partitions_first()
         self._cached = not self.one_job and not (self.index.is_bucket and not partitions_first)
@@ -101,7 +99,7 @@ class WriteAction:
             self.partitions = [row[0] for row in collect_or_raise(keyed.select(PARTITION_PATH).distinct())]
             self.incoming_partitions = self.partitions
         if self.operation == "delete_partition":
-            self.partitions = partitions_to_delete(self.table, self.resolved, self.partitions)
+            self.partitions = partitions_to_delete(self.table, self.wc.partitions_to_delete, self.partitions)
 
     def inflight_metadata(self) -> CommitMetadata:
         """What the inflight instant holds: the operation, no stats yet (as Hudi writes it)."""
@@ -124,7 +122,7 @@ class WriteAction:
         """The partitions a replace operation supersedes: the batch's, plus for insert_overwrite the static
         partitions a static INSERT OVERWRITE names (hoodie.static.overwrite.partition.paths)."""
         partitions = list(self.partitions or [])
-        extra = self.config.get(C.STATIC_OVERWRITE_PARTITIONS) if self.operation == "insert_overwrite" else None
+        extra = self.wc.static_overwrite_partitions if self.operation == "insert_overwrite" else None
         for path in (str(extra).split(",") if extra else []):
             if path.strip() and path.strip() not in partitions:
                 partitions.append(path.strip())
@@ -136,7 +134,7 @@ class WriteAction:
         removes its files, the table is unchanged); SparkAllowUpdateStrategy lets it commit and the clustering
         then aborts at its own commit check."""
         pending = self.table.view(timeline=timeline).pending_clustering_groups if stats else {}
-        strategy = self.config.get(C.CLUSTERING_UPDATES_STRATEGY)
+        strategy = self.wc.clustering_updates_strategy
         if not pending or strategy.endswith("SparkAllowUpdateStrategy"):
             return
         for stat in stats:
@@ -163,7 +161,7 @@ class WriteAction:
         keep the counted plan, which spreads a partition's new file groups over tasks)."""
         if self.operation not in ("upsert", "insert", "delete") or self.index.is_global:
             return False
-        if not (combines(self.config, self.operation) or self.operation == "insert"):
+        if not (self.wc.combine_before(self.operation) or self.operation == "insert"):
             return False
         size, self._batch_shuffles = one_job.batch_plan(self.incoming)
         return size is None or size <= one_job.ONE_JOB_MAX_BYTES
@@ -183,31 +181,31 @@ class WriteAction:
 
     def _deduped(self, keyed: DataFrame) -> DataFrame:
         """One record per key when hoodie.combine.before.<operation> is on (writer/batch.py)."""
-        return dedup_batch(keyed, combines(self.config, self.operation), self.precombine, self.operation,
-                           self.index.is_global, self.resolved[C.PAYLOAD_CLASS.key])
+        return dedup_batch(keyed, self.wc.combine_before(self.operation), self.precombine, self.operation,
+                           self.index.is_global, self.wc.payload_class)
 
     def _flagged(self, records: DataFrame) -> DataFrame:
         """DELETE_COLUMN on every record (writer/batch.py)."""
-        return flag_deletes(records, self.operation, self.resolved[C.PAYLOAD_CLASS.key], self.precombine)
+        return flag_deletes(records, self.operation, self.wc.payload_class, self.precombine)
 
     # --- the Spark jobs -----------------------------------------------------------------------------------
     def _write_files(self, keyed: DataFrame, timeline: Timeline, instant_time: str) -> list[dict]:
         view = self.table.view(timeline=timeline)
+        wc = self.wc
         ctx = WriteContext(
             storage=self.storage, instant_time=instant_time, data_schema=self.target_schema,
-            bloom=BloomSettings(self.config.get(C.BLOOM_FILTER_TYPE), self.config.get(C.BLOOM_NUM_ENTRIES),
-                                self.config.get(C.BLOOM_FPP), self.config.get(C.BLOOM_DYNAMIC_MAX_ENTRIES)),
-            compression=self.config.get(C.PARQUET_COMPRESSION),
-            avro_schema_json=avro_json(with_meta_fields_avro(self.avro_schema)),
-            payload_class=self.resolved[C.PAYLOAD_CLASS.key], ordering_field=self.precombine,
-            max_file_size=self.config.get(C.MAX_FILE_SIZE), is_mor=self.is_mor,
-            log_block_format=self.config.get(C.LOG_BLOCK_FORMAT), ordering_avro_type=self._ordering_avro_type(),
+            bloom=BloomSettings(wc.bloom_filter_type, wc.bloom_num_entries, wc.bloom_fpp,
+                                wc.bloom_dynamic_max_entries),
+            compression=wc.parquet_compression, avro_schema_json=avro_json(with_meta_fields_avro(self.avro_schema)),
+            payload_class=wc.payload_class, ordering_field=self.precombine,
+            max_file_size=wc.max_file_size, is_mor=self.is_mor,
+            log_block_format=wc.log_block_format, ordering_avro_type=self._ordering_avro_type(),
             table_avro_schema_json=avro_json(self.avro_schema),
             unique_columns=tuple(self.keygen.record_key_fields) if len(self.keygen.record_key_fields) == 1 else (),
-            virtual_keys=self.virtual_keys, payload_ordering_field=self.resolved.get(PAYLOAD_ORDERING_FIELD),
-            event_time_field=self.resolved.get(PAYLOAD_EVENT_TIME_FIELD),
+            virtual_keys=self.virtual_keys, payload_ordering_field=wc.payload_ordering_field,
+            event_time_field=wc.event_time_field,
             cdc_mode=None if self.is_mor else cdc_logging_mode(self.table),
-            log_max_size=self.config.get(C.LOG_MAX_SIZE), log_block_max_size=self.config.get(C.LOG_BLOCK_MAX_SIZE),
+            log_max_size=wc.log_max_size, log_block_max_size=wc.log_block_max_size,
             inserts_to_logs=inserts_to_logs(self.is_mor, self.index.is_bucket, self.operation))
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
@@ -220,7 +218,7 @@ class WriteAction:
         # location, or the same insert slot, which hashes the key): it keeps the latest there (ordering field,
         # then arrival order), which spares a shuffle of the batch. A global index deduplicates across
         # partitions first.
-        writer_combines = combines(self.config, self.operation) and not self.index.is_global
+        writer_combines = self.wc.combine_before(self.operation) and not self.index.is_global
         if writer_combines:
             deduped = keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id())
             ctx = dataclasses.replace(ctx, combine_in_writer=True)
@@ -256,10 +254,10 @@ class WriteAction:
 
         spec = self.index
         records = self._flagged(keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
-        ctx = dataclasses.replace(ctx, combine_in_writer=combines(self.config, self.operation),
+        ctx = dataclasses.replace(ctx, combine_in_writer=self.wc.combine_before(self.operation),
                                   existing=group_states(view))
         stats = self.index_stats = IndexStats(spec.type)
-        pack = one_job.pack_plan(view, self.config, average_record_size(timeline, self.config), view.busy_groups)
+        pack = one_job.pack_plan(view, self.wc, average_record_size(timeline, self.wc), view.busy_groups)
         lookup = bucket_args = None
         if spec.is_bucket:
             existing = bucket.existing_buckets(view, None, self.table_name, spec.num_buckets)
@@ -357,7 +355,7 @@ class WriteAction:
             self.index_stats.keys_looked_up = sum(row[2] for row in rows)
         if not counts:
             return tagged
-        buckets = plan_insert_buckets(counts, view, average_record_size(timeline, self.config), self.config)
+        buckets = plan_insert_buckets(counts, view, average_record_size(timeline, self.wc), self.wc)
         self._new_file_groups = len({row[3] for row in buckets})
         slots = self.spark.createDataFrame(buckets, "bucket_partition string, lo double, hi double, bucket_file string")
         slot = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % 1_000_000) / 1_000_000.0
@@ -378,11 +376,10 @@ class WriteAction:
     def _bulk_insert(self, keyed: DataFrame, ctx: WriteContext) -> list[dict]:
         # Files are cut near hoodie.parquet.max.file.size by the average record size of earlier commits (or
         # hoodie.copyonwrite.record.size.estimate), as inserts are planned.
-        record_size = average_record_size(self.table.timeline(), self.config)
-        ctx = dataclasses.replace(ctx, records_per_file=max(1, self.config.get(C.MAX_FILE_SIZE) // record_size))
-        mode = self.config.get(C.BULK_INSERT_SORT_MODE)
-        partitioned = bool(self.resolved.get(C.PARTITION_PATH.key))
-        ordered, grouped = lay_out(keyed, mode, self.config.get(C.BULK_INSERT_PARALLELISM), partitioned)
+        record_size = average_record_size(self.table.timeline(), self.wc)
+        ctx = dataclasses.replace(ctx, records_per_file=max(1, self.wc.max_file_size // record_size))
+        partitioned = bool(self.wc.partition_path_field)
+        ordered, grouped = lay_out(keyed, self.wc.bulk_insert_sort_mode, self.wc.bulk_insert_parallelism, partitioned)
         stats_df = ordered.mapInArrow(lambda batches: write_bulk_files(ctx, batches, grouped), STATS_DDL)
         return [write_stat(row) for row in collect_or_raise(stats_df)]
 
