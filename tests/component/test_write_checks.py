@@ -38,3 +38,17 @@ def test_truncated_base_file_stops_the_write_before_it_begins(spark, tmp_path, t
     with pytest.raises(errors.CorruptFileError, match=rf"{base.name}.*truncated.*Restore the file"):
         pyhudi.write(spark.createDataFrame([(1, "us", 3, "a3"), (3, "us", 3, "c")], SCHEMA), str(path), opts)
     assert _snapshot(path) == before
+
+
+def test_lowercase_table_type_makes_a_merge_on_read_table(spark, tmp_path):
+    """hoodie.datasource.write.table.type=merge_on_read (lower case, as users type it) is stored as Hudi's enum
+    name: before, hoodie.properties kept the lower-case text and pyhudi then wrote the table copy-on-write."""
+    path = tmp_path / "t"
+    opts = _options("merge_on_read")
+    pyhudi.write(spark.createDataFrame([(1, "us", 1, "a"), (2, "eu", 1, "b")], SCHEMA), str(path), opts)
+    pyhudi.write(spark.createDataFrame([(1, "us", 2, "a2")], SCHEMA), str(path), opts)
+    props = (path / ".hoodie" / "hoodie.properties").read_text()
+    assert "hoodie.table.type=MERGE_ON_READ" in props
+    assert list((path / "us").glob(".*.log.*")), "the update should go to a log file"
+    rows = sorted((r.id, r.v) for r in pyhudi.read(spark, str(path)).collect())
+    assert rows == [(1, "a2"), (2, "b")]

@@ -45,6 +45,8 @@ def check_identity(table: HudiTable, path: str, options: dict) -> dict:
     }
     for key, table_value in checks.items():
         given = options.get(key)
+        if key == C.TABLE_TYPE.key and given is not None:
+            given = given.upper()   # the enum name, as stored
         if given is not None and norm_list(given) != norm_list(table_value):
             raise ConfigError(f"table {props.name} at {path} has {key}={table_value!r} but the write "
                               f"passes {given!r}; drop the option or write with mode='overwrite' to recreate "
@@ -141,7 +143,7 @@ def check_fields(incoming: DataFrame, keygen, wc: C.WriteConfig) -> None:
 def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     props = {
         C.TABLE_NAME.key: resolved[C.TABLE_NAME.key],
-        C.TABLE_PROP_TYPE.key: resolved.get(C.TABLE_TYPE.key, COPY_ON_WRITE),
+        C.TABLE_PROP_TYPE.key: (resolved.get(C.TABLE_TYPE.key) or COPY_ON_WRITE).upper(),   # Hudi's enum name
         C.TABLE_KEYGEN_CLASS.key: keygen.java_class,
         C.HIVE_STYLE.key: resolved.get(C.HIVE_STYLE.key, "false").lower(),
         C.URL_ENCODE.key: resolved.get(C.URL_ENCODE.key, "false").lower(),
