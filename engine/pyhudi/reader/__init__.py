@@ -43,7 +43,17 @@ def native_scan(spark: SparkSession, plan: ScanPlan, uris: list[str]) -> DataFra
     spark_schema = from_arrow_schema(plan.schema)
     if not uris:
         return spark.createDataFrame([], spark_schema)
-    return spark.read.schema(spark_schema).parquet(*[escape_glob(u) for u in uris])
+    reader = spark.read.schema(spark_schema)
+    return reader._df(reader._jreader.parquet(_java_strings(spark, [escape_glob(u) for u in uris])))
+
+
+def _java_strings(spark: SparkSession, values: list[str]):
+    """A JVM Seq[String] of ``values`` in four py4j calls: py4j's list conversion (DataFrameReader.parquet's)
+    sends one call per element, which is most of a scan's driver time on a table of many files. The values are
+    joined by NUL, which no path holds (and none is empty, which splitAsStream would drop at the end)."""
+    jvm = spark.sparkContext._jvm
+    parts = jvm.java.util.regex.Pattern.compile("\0").splitAsStream("\0".join(values)).toList()
+    return jvm.PythonUtils.toSeq(parts)
 
 
 def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:

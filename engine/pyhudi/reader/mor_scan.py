@@ -7,9 +7,9 @@ base keys to drop. The merge is then two Spark operations:
     (base rows of slices with logs) LEFT ANTI JOIN (drop keys) ON (base file name, record key)
     UNION ALL (emitted log records) UNION ALL (base rows of slices without logs: no join at all)
 
-The log files are read once per query: their change rows go through one shuffle exchange that both uses share
-(Spark reuses an identical exchange), each use behind an identity ``mapInArrow`` so that the optimizer cannot push
-its filter below the exchange (which would make the two exchanges differ and read the logs twice).
+The drop keys and the emitted records come from two separate Python passes over the log files (each yields only
+its own rows): decoding the logs costs a few milliseconds per slice, less than sharing one pass through a shuffle
+exchange and an optimizer barrier (a Python identity stage, run twice) did.
 
 The decision which base rows go and which log records win is taken entirely from the log files (and, for the
 event-time payloads, the base file's key and ordering columns read in Python), never from the rows a query keeps:
@@ -25,8 +25,8 @@ from pyspark.sql import functions as F
 from pyhudi.reader.file_slice_reader import CHANGE_EMIT, CHANGE_KEY
 from pyhudi.reader.plan import ScanPlan
 
-FILE = "__pyhudi_base_file"      # the base file a change row applies to (its name; "" for a log-only slice)
-_DROP_FILE, _DROP_KEY = "__pyhudi_drop_file", "__pyhudi_drop_key"
+FILE = "__pyhudi_base_file"      # the base file a dropped key belongs to (its name)
+RECORD_KEY = "_hoodie_record_key"
 # Above this many log bytes the drop keys are not broadcast (Spark joins by shuffle instead).
 BROADCAST_LOG_BYTES = 64 * 1024 * 1024
 
@@ -44,49 +44,39 @@ def can_merge_natively(plan: ScanPlan) -> bool:
 def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     """The snapshot rows of ``plan`` (which has slices with log files). ``scan(uris)`` is the native scan of
     base files in the table schema."""
-    names = plan.schema.names
     plain = [s.base_file.path for s in plan.slices if not s.log_files and s.base_file is not None]
     with_logs = [s for s in plan.slices if s.log_files]
     storage = plan.table.storage
-    changes = _changes(spark, plan, with_logs)
-    parts = [_shared(changes).filter(F.col(CHANGE_EMIT)).select(*names)]
+    parts = [_changes(spark, plan, with_logs, emit=True)]
     merged_bases = [s.base_file.path for s in with_logs if s.base_file is not None]
     if merged_bases:
         base = scan([storage.uri(p) for p in merged_bases]).withColumn(FILE, F.col("_metadata.file_name"))
-        drops = _shared(changes).filter(~F.col(CHANGE_EMIT)) \
-            .select(F.col(FILE).alias(_DROP_FILE), F.col(CHANGE_KEY).alias(_DROP_KEY))
+        drops = _changes(spark, plan, [s for s in with_logs if s.base_file is not None], emit=False)
         log_bytes = sum(log.size or 0 for s in with_logs for log in s.log_files)
         drops = drops.hint("broadcast" if log_bytes <= BROADCAST_LOG_BYTES else "merge")
-        on = (base[FILE] == drops[_DROP_FILE]) & (base["_hoodie_record_key"] == drops[_DROP_KEY])
-        parts.insert(0, base.join(drops, on, "left_anti").select(*names))
+        # a join on same-named columns, and drop(): a few py4j calls where column objects cost ~4 per column
+        parts.append(base.join(drops, [FILE, RECORD_KEY], "left_anti").drop(FILE))
     if plain:
-        parts.insert(0, scan([storage.uri(p) for p in plain]))
-    out = parts[0]
+        parts.append(scan([storage.uri(p) for p in plain]))
+    out = parts[0]   # the emitted records, in the table's column order (the join puts its keys first)
     for part in parts[1:]:
         out = out.unionByName(part)
     return out
 
 
-def _identity(batches):
-    yield from batches
-
-
-def _shared(changes: DataFrame) -> DataFrame:
-    """``changes`` behind an optimizer barrier (filters and projections stay above it)."""
-    return changes.mapInArrow(_identity, changes.schema)
-
-
-def _changes(spark: SparkSession, plan: ScanPlan, slices: list) -> DataFrame:
-    """One row per emitted log record or dropped base key of ``slices`` (schema + FILE + CHANGE_KEY/EMIT)."""
+def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -> DataFrame:
+    """``emit=True``: the log records of ``slices`` that the snapshot emits, in the table schema.
+    ``emit=False``: the base rows they drop, as (FILE, RECORD_KEY): base file name and record key."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
-    from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+    from pyspark.sql.types import StringType, StructField, StructType
 
-    table_type = from_arrow_schema(plan.schema)
-    out_type = StructType([StructField(f.name, f.dataType, True) for f in table_type.fields] + [
-        StructField(FILE, StringType(), False), StructField(CHANGE_KEY, StringType(), False),
-        StructField(CHANGE_EMIT, BooleanType(), False)])
-    tasks = max(1, min(len(slices), spark.sparkContext.defaultParallelism * 2))
+    table_type = StructType([StructField(f.name, f.dataType, True) for f in from_arrow_schema(plan.schema).fields])
+    if emit:
+        out_type = table_type
+    else:
+        out_type = StructType([StructField(FILE, StringType(), False), StructField(RECORD_KEY, StringType(), False)])
+    tasks = max(1, min(len(slices), spark.sparkContext.defaultParallelism))
     groups = [slices[i::tasks] for i in range(tasks)]
     base_uri = plan.table.storage.base_uri
     visible, before, extents = plan.visible_instants, plan.committed_before, plan.committed_extents
@@ -95,11 +85,13 @@ def _changes(spark: SparkSession, plan: ScanPlan, slices: list) -> DataFrame:
     ordering_field, payload_class = plan.ordering_field, plan.payload_class
 
     def read_changes(batches):
+        import pyarrow.compute as pc
+
         from pyhudi.reader.file_slice_reader import slice_changes
         from pyhudi.storage import Storage
 
         target = to_arrow_schema(out_type, timezone="UTC", prefers_large_types=False)
-        schema = pa.schema([f.with_nullable(True) for f in target][:-3])
+        schema = to_arrow_schema(table_type, timezone="UTC", prefers_large_types=False)   # as Spark types it
         storage = Storage(base_uri)
         for batch in batches:
             for task in batch.column(0).to_pylist():
@@ -107,10 +99,12 @@ def _changes(spark: SparkSession, plan: ScanPlan, slices: list) -> DataFrame:
                     changes = slice_changes(storage, file_slice, schema, visible_instants=visible,
                                             ordering_field=ordering_field, payload_class=payload_class,
                                             committed_before=before, committed_extents=slice_extents)
-                    name = file_slice.base_file.path.rsplit("/", 1)[-1] if file_slice.base_file else ""
-                    columns = [changes[f.name] for f in schema]
-                    columns += [pa.chunked_array([[name] * changes.num_rows], pa.string()),
-                                changes[CHANGE_KEY], changes[CHANGE_EMIT]]
+                    rows = changes.filter(pc.equal(changes[CHANGE_EMIT], emit))
+                    if emit:
+                        columns = [rows[f.name] for f in schema]
+                    else:
+                        name = file_slice.base_file.path.rsplit("/", 1)[-1]
+                        columns = [pa.chunked_array([[name] * rows.num_rows], pa.string()), rows[CHANGE_KEY]]
                     yield from pa.Table.from_arrays(columns, schema=target).to_batches()
 
-    return spark.range(0, tasks, 1, tasks).mapInArrow(read_changes, out_type).repartition(tasks)
+    return spark.range(0, tasks, 1, tasks).mapInArrow(read_changes, out_type)
