@@ -7,6 +7,7 @@ import re
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from pyhudi.py4j_calls import java_strings
 from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  (public)
 
 
@@ -44,16 +45,7 @@ def native_scan(spark: SparkSession, plan: ScanPlan, uris: list[str]) -> DataFra
     if not uris:
         return spark.createDataFrame([], spark_schema)
     reader = spark.read.schema(spark_schema)
-    return reader._df(reader._jreader.parquet(_java_strings(spark, [escape_glob(u) for u in uris])))
-
-
-def _java_strings(spark: SparkSession, values: list[str]):
-    """A JVM Seq[String] of ``values`` in four py4j calls: py4j's list conversion (DataFrameReader.parquet's)
-    sends one call per element, which is most of a scan's driver time on a table of many files. The values are
-    joined by NUL, which no path holds (and none is empty, which splitAsStream would drop at the end)."""
-    jvm = spark.sparkContext._jvm
-    parts = jvm.java.util.regex.Pattern.compile("\0").splitAsStream("\0".join(values)).toList()
-    return jvm.PythonUtils.toSeq(parts)
+    return reader._df(reader._jreader.parquet(java_strings(spark, [escape_glob(u) for u in uris])))
 
 
 def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
