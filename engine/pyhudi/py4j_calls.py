@@ -36,3 +36,24 @@ def sql_type(spark: SparkSession, data_type: T.DataType) -> str:
     if isinstance(data_type, (T.StructType, T.ArrayType, T.MapType)):
         return spark._jsparkSession.parseDataType(data_type.json()).sql()
     return data_type.simpleString()
+
+
+def map_in_arrow(df: DataFrame, func, schema) -> DataFrame:
+    """``df.mapInArrow(func, schema)`` with the UDF's argument built from one SQL string.
+
+    pyspark resolves every input column separately and sends the list element by element (~4 calls per column,
+    most of a write's plan-building time). The UDF's argument only tells the optimizer that every column is needed
+    (so none is pruned away): Spark hands the Python function the whole input row in either case, so a single
+    ``struct(col, col, ...)`` parsed on the JVM serves."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.functions import pandas_udf
+    from pyspark.util import PythonEvalType
+
+    from py4j.protocol import Py4JError
+
+    udf = pandas_udf(func, returnType=schema, functionType=PythonEvalType.SQL_MAP_ARROW_ITER_UDF)
+    every_column = F.expr("struct(" + ", ".join(quoted(c) for c in df.columns) + ")")
+    try:
+        return DataFrame(df._jdf.mapInArrow(udf(every_column)._jc, False, None), df.sparkSession)
+    except Py4JError:   # a Spark whose JVM method differs (Dataset.mapInArrow is internal): the public way
+        return df.mapInArrow(func, schema)

@@ -13,7 +13,7 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from pyhudi.merge import IS_DELETED_FIELD, payload_of
-from pyhudi.py4j_calls import quoted, select_sql, sql_type
+from pyhudi.py4j_calls import map_in_arrow, quoted, select_sql, sql_type
 from pyhudi.writer.file_writer import DELETE_COLUMN, PARTITION_PATH, RECORD_KEY
 from pyhudi.writer.options import DELETE_FLAG_COLUMN, spark_schema
 
@@ -50,7 +50,7 @@ def keyed_batch(prepared: DataFrame, keygen) -> DataFrame:
             yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
                                              names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
 
-    return prepared.mapInArrow(add_keys, out_schema)
+    return map_in_arrow(prepared, add_keys, out_schema)
 
 
 def dedup_batch(keyed: DataFrame, combine: bool, precombine: str | None, operation: str,

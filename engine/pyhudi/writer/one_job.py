@@ -48,6 +48,7 @@ from pyhudi.index.bucket import bucket_file_ids
 from pyhudi.index.stats import IndexStats
 from pyhudi.merge import delete_mask, keep_latest_per_key
 from pyhudi.parallelism import file_task_partitions
+from pyhudi.py4j_calls import map_in_arrow
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, empty_stats,
                                       write_file_group)
@@ -284,18 +285,17 @@ def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan,
     counters = bloom.new_counters(spark)
     fields = records.schema.fields
     if bucket_args is not None:
-        routed = records.mapInArrow(lambda b: _with_bucket_files(bucket_args, counters, b), T.StructType(
+        routed = map_in_arrow(records, lambda b: _with_bucket_files(bucket_args, counters, b), T.StructType(
             fields + [T.StructField(FILE_ID_COLUMN, T.StringType()), T.StructField(ROUTE_COLUMN, T.StringType()),
                       T.StructField(NCAND_COLUMN, T.IntegerType())]))
     elif lookup is not None and lookup.files:
         plan_bc = spark.sparkContext.broadcast(lookup)
-        sent = records.mapInArrow(lambda b: _send_to_candidates(plan_bc.value, counters, b), T.StructType(
+        sent = map_in_arrow(records, lambda b: _send_to_candidates(plan_bc.value, counters, b), T.StructType(
             fields + [T.StructField(_FILE_POS, T.IntegerType()), T.StructField(NCAND_COLUMN, T.IntegerType())]))
-        routed = (sent.repartition(file_task_partitions(spark, len(lookup.files) + 1), _FILE_POS)
-                  .mapInArrow(lambda b: _confirm(plan_bc.value, storage, pack, counters, b), T.StructType(
-                      fields + [T.StructField(NCAND_COLUMN, T.IntegerType()),
-                                T.StructField(FILE_ID_COLUMN, T.StringType()),
-                                T.StructField(ROUTE_COLUMN, T.StringType())])))
+        by_file = sent.repartition(file_task_partitions(spark, len(lookup.files) + 1), _FILE_POS)
+        routed = map_in_arrow(by_file, lambda b: _confirm(plan_bc.value, storage, pack, counters, b), T.StructType(
+            fields + [T.StructField(NCAND_COLUMN, T.IntegerType()), T.StructField(FILE_ID_COLUMN, T.StringType()),
+                      T.StructField(ROUTE_COLUMN, T.StringType())]))
     else:
         routed = (records.withColumn(NCAND_COLUMN, F.lit(0)).withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
                   .withColumn(ROUTE_COLUMN, F.lit("")))
