@@ -232,3 +232,24 @@ def test_key_columns_must_exist(spark):
         pyhudi.sql(spark, "CREATE TABLE ddl_keys USING hudi TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts') "
                           "AS SELECT 1 AS id")
     assert not spark.catalog.tableExists("ddl_keys")
+
+
+def test_a_table_being_created_reads_empty_and_a_broken_one_stays_an_error(spark):
+    """CTAS registers the name before it writes hoodie.properties: another process querying in that moment (a
+    dashboard while dbt runs) reads the table empty, as it would a moment later, instead of failing; a folder with
+    data files but no hoodie.properties is still refused by name."""
+    from pyspark.sql import types as T
+
+    from pyhudi.errors import NotAHudiTableError
+    from pyhudi.sqlext import catalog
+
+    schema = T.StructType([T.StructField("id", T.IntegerType()), T.StructField("v", T.StringType())])
+    entry = catalog.register(spark, "default", "being_created", schema, [], None, {})
+    try:
+        df = pyhudi.sql(spark, "SELECT id, v FROM being_created")
+        assert df.collect() == [] and df.columns == ["id", "v"]
+        Path(entry.location, "part-0.parquet").write_bytes(b"not a table")   # data but no hoodie.properties
+        with pytest.raises(NotAHudiTableError, match="hoodie.properties is missing"):
+            pyhudi.sql(spark, "SELECT id, v FROM being_created").collect()
+    finally:
+        spark.sql("DROP TABLE IF EXISTS default.being_created")

@@ -57,6 +57,8 @@ def read_entry(spark: SparkSession, entry: catalog.CatalogEntry, options: dict |
     """The table's rows with the catalog's columns and types (columns added by ALTER TABLE and not written
     yet read as nulls)."""
     import pyhudi
+    if _being_created(entry.location):
+        return spark.createDataFrame([], entry.schema)
     df = pyhudi.read(spark, entry.location, options)
     present = {c.lower(): c for c in df.columns}
     columns = []
@@ -65,6 +67,21 @@ def read_entry(spark: SparkSession, entry: catalog.CatalogEntry, options: dict |
         column = F.col(f"`{source}`") if source else F.lit(None)
         columns.append(column.cast(fld.dataType).alias(fld.name))
     return df.select(*columns)
+
+
+def _being_created(location: str) -> bool:
+    """CREATE TABLE ... AS SELECT registers the name first (the metastore claims it atomically and, for a managed
+    table, makes its folder), then writes hoodie.properties and the rows. A query from another process in that
+    moment finds the name but no table yet: it reads the table empty, as it would a moment later (hoodie.properties
+    and no commit). A folder holding files outside .hoodie/ without hoodie.properties is no such moment: it stays
+    an error (pyhudi.read names it)."""
+    from pyhudi.storage import Storage
+    from pyhudi.table import HudiTable
+    if HudiTable.exists(location):
+        return False
+    storage = Storage(location)
+    return not any(not info.path[len(storage.full("")):].lstrip("/").startswith(".hoodie")
+                   for info in storage.list_files("", recursive=True))
 
 
 def has_hudi_reference(resolver: Resolver, tree: exp.Expression) -> bool:
