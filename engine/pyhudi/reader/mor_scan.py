@@ -24,9 +24,9 @@ from pyspark.sql import functions as F
 
 from pyhudi.reader.file_slice_reader import CHANGE_EMIT, CHANGE_KEY
 from pyhudi.reader.plan import ScanPlan
+from pyhudi.schema.meta_fields import RECORD_KEY
 
 FILE = "__pyhudi_base_file"      # the base file a dropped key belongs to (its name)
-RECORD_KEY = "_hoodie_record_key"
 # Above this many log bytes the drop keys are not broadcast (Spark joins by shuffle instead).
 BROADCAST_LOG_BYTES = 64 * 1024 * 1024
 
