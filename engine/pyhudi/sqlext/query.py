@@ -57,9 +57,13 @@ def read_entry(spark: SparkSession, entry: catalog.CatalogEntry, options: dict |
     """The table's rows with the catalog's columns and types (columns added by ALTER TABLE and not written
     yet read as nulls)."""
     import pyhudi
-    if _being_created(entry.location):
-        return spark.createDataFrame([], entry.schema)
-    df = pyhudi.read(spark, entry.location, options)
+    from pyhudi.errors import NotAHudiTableError
+    try:
+        df = pyhudi.read(spark, entry.location, options)
+    except NotAHudiTableError:
+        if _being_created(entry.location):
+            return spark.createDataFrame([], entry.schema)
+        raise
     present = {c.lower(): c for c in df.columns}
     columns = []
     for fld in entry.schema.fields:
@@ -74,14 +78,16 @@ def _being_created(location: str) -> bool:
     table, makes its folder), then writes hoodie.properties and the rows. A query from another process in that
     moment finds the name but no table yet: it reads the table empty, as it would a moment later (hoodie.properties
     and no commit). A folder holding files outside .hoodie/ without hoodie.properties is no such moment: it stays
-    an error (pyhudi.read names it)."""
+    an error. Asked only when the read found no table, so a query pays no extra listing."""
+    import pyarrow.fs as pafs
+
     from pyhudi.storage import Storage
-    from pyhudi.table import HudiTable
-    if HudiTable.exists(location):
-        return False
     storage = Storage(location)
-    return not any(not info.path[len(storage.full("")):].lstrip("/").startswith(".hoodie")
-                   for info in storage.list_files("", recursive=True))
+    root = storage.full("")
+    if storage.fs.get_file_info(root).type == pafs.FileType.File:   # a file, not a table folder: the error stands
+        return False
+    return all(info.path[len(root):].lstrip("/").split("/", 1)[0] == ".hoodie"
+               for info in storage.list_files("", recursive=True))
 
 
 def has_hudi_reference(resolver: Resolver, tree: exp.Expression) -> bool:
