@@ -19,11 +19,10 @@ REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_part
 PARTITIONS_TO_DELETE = C.PARTITIONS_TO_DELETE.key
 
 
-def partitions_to_delete(table: HudiTable, named: str | None, batch_partitions: list[str]) -> list[str]:
-    """The partitions a delete_partition names (`named`: WriteConfig.partitions_to_delete, a comma list; `*`
+def partitions_to_delete(table: HudiTable, raw: str | None, batch_partitions: list[str]) -> list[str]:
+    """The partitions a delete_partition names (`raw`: WriteConfig.partitions_to_delete, a comma list; `*`
     wildcards as in Hudi), each checked to exist; without it, the batch's partitions."""
     existing = table.view().partitions()
-    raw = named
     if not raw:
         if not batch_partitions:
             raise ConfigError(f"delete_partition on table {table.name} names no partition: set {PARTITIONS_TO_DELETE}"
