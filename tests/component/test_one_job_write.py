@@ -1,11 +1,14 @@
-"""The one-job write (writer/one_job.py): an upsert runs as one Spark job, places inserts into small files and new
-file groups by Hudi's sizing, resolves keys whose range overlaps several files, and a COW rewrite carries the old
-bloom filter over and writes unique columns without a dictionary."""
+"""The one-job write (writer/one_job.py): an upsert runs as one Spark job (a batch Spark knows to be small: as one
+Python task), places inserts into small files and new file groups by Hudi's sizing, resolves keys whose range
+overlaps several files, and a COW rewrite carries the old bloom filter over and writes unique columns without a
+dictionary."""
 
 from __future__ import annotations
 
+import random
 import uuid
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
@@ -24,8 +27,13 @@ def _options(index="BLOOM", table_type="COPY_ON_WRITE", **extra) -> dict:
             "hoodie.bucket.index.num.buckets": "2", **extra}
 
 
-def _batch(spark, ids, ts, regions=("a", "b")):
+def _batch(spark, ids, ts, regions=("a", "b"), sized=False):
+    """Rows made on the driver (Spark cannot size them: the write runs its stages), or `sized` from pandas (a
+    local relation Spark sizes: a small one runs in one Python task)."""
     data = [(f"k{i:04d}", regions[i % len(regions)], ts, f"v{i}-{ts}") for i in ids]
+    if sized:
+        return spark.createDataFrame(pd.DataFrame(data, columns=["id", "region", "ts", "val"]),
+                                     "id string, region string, ts long, val string")
     return spark.createDataFrame(data, "id string, region string, ts long, val string")
 
 
@@ -45,15 +53,35 @@ def _jobs_of(spark, action) -> int:
     return len(sc.statusTracker().getJobIdsForGroup(group))
 
 
+def _tasks_of(spark, action) -> list[int]:
+    """The tasks of each stage of the Spark jobs `action` starts."""
+    sc = spark.sparkContext
+    group = f"onejob-{uuid.uuid4()}"
+    sc.setJobGroup(group, "one-job test")
+    try:
+        action()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    tracker = sc.statusTracker()
+    return [tracker.getStageInfo(stage).numTasks for job in tracker.getJobIdsForGroup(group)
+            for stage in tracker.getJobInfo(job).stageIds if tracker.getStageInfo(stage) is not None]
+
+
+@pytest.mark.parametrize("sized", [False, True], ids=["stages", "one-task"])
 @pytest.mark.parametrize("index,table_type", [("BLOOM", "COPY_ON_WRITE"), ("BLOOM", "MERGE_ON_READ"),
                                               ("SIMPLE", "COPY_ON_WRITE"), ("BUCKET", "MERGE_ON_READ")])
-def test_upsert_is_one_spark_job(spark, tmp_path, index, table_type):
+def test_upsert_is_one_spark_job(spark, tmp_path, index, table_type, sized):
     path = str(tmp_path / "t")
     opts = _options(index, table_type)
-    pyhudi.write(_batch(spark, range(0, 40), 1), path, opts)
+    pyhudi.write(_batch(spark, range(0, 40), 1, sized=sized), path, opts)
     result = {}
-    jobs = _jobs_of(spark, lambda: result.update(r=pyhudi.write(_batch(spark, range(30, 50), 2), path, opts)))
-    assert jobs == 1
+    tasks = _tasks_of(spark, lambda: result.update(
+        r=pyhudi.write(_batch(spark, range(30, 50), 2, sized=sized), path, opts)))
+    if sized:   # one stage of one task: no shuffle
+        assert tasks == [1]
+    else:
+        jobs = _jobs_of(spark, lambda: pyhudi.write(_batch(spark, range(30, 50), 2), path, opts))
+        assert jobs == 1 and len(tasks) > 1
     stats = result["r"].index_stats
     assert stats["updates"] + stats["inserts"] == 20
     expected = {f"k{i:04d}": (f"k{i:04d}", "ab"[i % 2], 1 if i < 30 else 2, f"v{i}-{1 if i < 30 else 2}")
@@ -168,3 +196,33 @@ def test_overlapping_writes_restore_adaptive_execution(spark):
     first_out.set()
     worker.join(10)
     assert spark.conf.get("spark.sql.adaptive.enabled") == before
+
+
+@pytest.mark.parametrize("table_type,index", [("COPY_ON_WRITE", "BLOOM"), ("MERGE_ON_READ", "BLOOM"),
+                                              ("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])
+def test_one_task_and_stages_write_the_same_table(spark, tmp_path, table_type, index):
+    """Random batches (updates, inserts, repeated keys, deletes, small files) written by the one-task path and by
+    the staged path: the same rows, the same file groups per partition and the same write counts."""
+    rng = random.Random(f"{table_type}{index}")
+    small = {"hoodie.parquet.max.file.size": "6000", "hoodie.parquet.small.file.limit": "4000",
+             "hoodie.copyonwrite.record.size.estimate": "40"}
+    opts = _options(index, table_type, **small)
+    paths = {sized: str(tmp_path / ("one" if sized else "stages")) for sized in (False, True)}
+    counts = {False: [], True: []}
+    for ts in range(1, 7):
+        ids = [rng.randrange(0, 120) for _ in range(rng.randrange(1, 60))]
+        regions = ("a", "b", "c")[:rng.randrange(1, 4)]
+        operation = "delete" if ts > 2 and rng.random() < 0.3 else "upsert"
+        for sized, path in paths.items():
+            result = pyhudi.write(_batch(spark, ids, ts, regions, sized=sized), path,
+                                  {**opts, "hoodie.datasource.write.operation": operation})
+            stats = result.write_stats
+            counts[sized].append(sorted((s["partitionPath"], s["numInserts"], s["numUpdateWrites"],
+                                         s["numDeletes"]) for s in stats))
+    assert counts[True] == counts[False]
+    assert _snapshot(spark, paths[True]) == _snapshot(spark, paths[False])
+    groups = {sized: sorted((s.partition_path, len(s.log_files), s.base_file is not None)
+                            for s in HudiTable.load(path).view().latest_slices(None))
+              for sized, path in paths.items()}
+    assert groups[True] == groups[False]
+    assert_same_rows_as_hudi_rs(spark, paths[True], min_columns=4)

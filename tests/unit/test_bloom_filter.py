@@ -573,3 +573,20 @@ def test_200k_uuid_keys_are_fast():
     assert hits.all()
     assert false_pos <= 5
     assert t1 - t0 < 3.0 and t2 - t1 < 3.0
+
+
+@pytest.mark.parametrize("filter_type", ["SIMPLE", "DYNAMIC_V0"])
+def test_a_filter_read_from_a_footer_probes_its_stored_bytes_then_grows(filter_type):
+    """A filter read back keeps its bytes packed for probes; adding keys (a rewrite carrying it over) unpacks it,
+    and both forms answer and serialize alike."""
+    written = BloomFilter.create(filter_type, 300, 0.001, 1000)
+    written.add_keys([f"key-{i}" for i in range(0, 1000, 2)])
+    footer = {FOOTER_BLOOM_KEY: written.serialize(), FOOTER_TYPE_KEY: written.type_code}
+    read = from_footer(footer)
+    probe = [f"key-{i}" for i in range(1000)]
+    assert list(read.might_contain_many(probe)) == list(written.might_contain_many(probe))
+    assert read.serialize() == written.serialize()
+    read.add_keys(["key-1"])
+    written.add_keys(["key-1"])
+    assert read.might_contain_many(["key-1"]).all()
+    assert read.serialize() == written.serialize()

@@ -54,6 +54,8 @@ from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_CO
                                       write_file_group)
 
 ONE_JOB_MAX_BYTES = 1 << 30     # Spark's size estimate of a batch above which the counted plan is used
+ONE_TASK_MAX_BYTES = 32 << 20   # ... at most which the whole job runs in one Python task (see in_one_task)
+MAX_TASK_THREADS = 8            # threads of that task writing file groups side by side
 ROUTE_COLUMN = "_pyhudi_route"  # the write group: a file id, or "" for the partition's pack group
 NCAND_COLUMN = "_pyhudi_ncand"  # how many candidate files a record was sent to
 _FILE_POS = "_pyhudi_file_pos"  # the candidate file (position in the range plan); < 0: none (spread over tasks)
@@ -109,6 +111,15 @@ def batch_plan(df: DataFrame) -> tuple[int | None, bool]:
     except Exception:  # noqa: BLE001 - e.g. Spark Connect: no plan from Python
         return None, True
     return (None if size >= 1 << 62 else size), shuffles
+
+
+def in_one_task(size: int | None) -> bool:
+    """Whether a batch of `size` bytes by Spark's estimate is small enough for one Python task. Each Python task
+    costs 50-150 ms to launch, and the three stages with a few tasks per core cost more than a small batch's
+    work (a 200-row upsert: 1.5 s against 0.9 s in one task). One task uses one worker's memory and its threads
+    (parquet encoding and compression release the GIL), so only batches Spark knows to be small qualify: a
+    batch it cannot size (an RDD, rows made on the driver) keeps the stages."""
+    return size is not None and size <= ONE_TASK_MAX_BYTES
 
 
 _AQE = "spark.sql.adaptive.enabled"
@@ -168,8 +179,9 @@ def _send_to_candidates(plan: bloom.RangePlan, counters, batches):
     counters.add({("range", pid): (n_keys, in_range), ("partitions", pid): seen})
 
 
-def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches):
-    """Stage 2: per candidate file, which of its records it holds (FILE_ID_COLUMN set) and their write group."""
+def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, threads: int = 1):
+    """Stage 2: per candidate file, which of its records it holds (FILE_ID_COLUMN set) and their write group;
+    `threads` files at a time (reading a file's keys releases the GIL)."""
     batches = list(batches)
     if not batches:
         return
@@ -179,9 +191,11 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches):
     table = table.take(pc.sort_indices(table, [(_FILE_POS, "ascending")]))
     positions = table[_FILE_POS].to_numpy()
     cuts = np.flatnonzero(np.diff(positions)) + 1
-    for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(positions)]):
-        run = table.slice(start, end - start)
-        position = int(positions[start])
+    runs = [table.slice(start, end - start) for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(positions)])]
+    counters = _Shared(counters) if threads > 1 else counters
+
+    def routed(run: pa.Table) -> pa.Table:
+        position = run[_FILE_POS][0].as_py()
         none = pa.nulls(run.num_rows, pa.string())
         if position < 0:
             file_ids, routes = none, pa.repeat(pa.scalar("", pa.string()), run.num_rows)
@@ -194,8 +208,43 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches):
             route = "" if pack.is_small(partition, file_id) else file_id
             routes = pc.if_else(mask, pa.scalar(route, pa.string()), pa.scalar("", pa.string()))
         run = run.drop_columns([_FILE_POS])
-        out = run.append_column(FILE_ID_COLUMN, file_ids).append_column(ROUTE_COLUMN, routes)
-        yield from out.to_batches()
+        return run.append_column(FILE_ID_COLUMN, file_ids).append_column(ROUTE_COLUMN, routes)
+
+    with _threads(threads) as pool:
+        for out in pool.map(routed, runs):
+            yield from out.to_batches()
+
+
+class _Shared:
+    """An accumulator that threads of one task add to (Accumulator.add is a read-modify-write)."""
+
+    def __init__(self, accumulator):
+        self._accumulator, self._lock = accumulator, threading.Lock()
+
+    def add(self, term) -> None:
+        with self._lock:
+            self._accumulator.add(term)
+
+
+class _InThisThread:
+    """The one-thread stand-in for a ThreadPoolExecutor."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    @staticmethod
+    def map(fn, items):
+        return map(fn, items)
+
+
+def _threads(n: int):
+    """A pool of n threads, or (n <= 1) the caller's thread; map keeps the order either way."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(n) if n > 1 else _InThisThread()
 
 
 def _with_bucket_files(bucket_args: tuple, counters, batches):
@@ -276,13 +325,63 @@ def _write_group(ctx: WriteContext, pack: PackPlan, table: pa.Table) -> pa.Table
     return _pack(ctx, pack, table)
 
 
+def _routed_locally(lookup, bucket_args, storage, pack, counters, threads, batches):
+    """Stages 1 and 2 in this task: every record with its FILE_ID_COLUMN and ROUTE_COLUMN (see write)."""
+    if bucket_args is not None:
+        return _with_bucket_files(bucket_args, counters, batches)
+    if lookup is not None and lookup.files:
+        return _confirm(lookup, storage, pack, counters, _send_to_candidates(lookup, counters, batches), threads)
+    return (pa.RecordBatch.from_arrays(
+        b.columns + [pa.repeat(pa.scalar(0, pa.int32()), b.num_rows), pa.nulls(b.num_rows, pa.string()),
+                     pa.repeat(pa.scalar("", pa.string()), b.num_rows)],
+        names=b.schema.names + [NCAND_COLUMN, FILE_ID_COLUMN, ROUTE_COLUMN]) for b in batches if b.num_rows)
+
+
+def _write_groups_locally(ctx: WriteContext, pack: PackPlan, routed, threads: int):
+    """Stage 3 in this task: the write groups (PARTITION_PATH, ROUTE_COLUMN) written by `threads` threads
+    (parquet encoding and compression release the GIL)."""
+    batches = list(routed)
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches)
+    if not table.num_rows:
+        return
+    table = table.sort_by([(PARTITION_PATH, "ascending"), (ROUTE_COLUMN, "ascending")])
+    parts, routes = table[PARTITION_PATH].combine_chunks(), table[ROUTE_COLUMN].combine_chunks()
+    n = table.num_rows
+    changed = pc.or_(pc.not_equal(parts.slice(1), parts.slice(0, n - 1)),
+                     pc.not_equal(routes.slice(1), routes.slice(0, n - 1)))
+    starts = np.r_[0, np.flatnonzero(changed.to_numpy(zero_copy_only=False)) + 1]
+    groups = [table.slice(a, b - a) for a, b in zip(starts, np.r_[starts[1:], n])]
+    # the likely rewrites first (a pack group's small files; every group of a copy-on-write table), then by size
+    groups.sort(key=lambda g: (bool(g[ROUTE_COLUMN][0].as_py()) and ctx.is_mor, -g.num_rows))
+    with _threads(threads) as pool:
+        for stats in pool.map(lambda g: _write_group(ctx, pack, g), groups):
+            yield from stats.to_batches()
+
+
+def _in_one_task(lookup, bucket_args, storage, ctx, pack, counters, threads, batches):
+    """A small batch: stages 1-3 in ONE Python task (no shuffle, one task launch instead of a few per core)."""
+    routed = _routed_locally(lookup, bucket_args, storage, pack, counters, threads, batches)
+    return _write_groups_locally(ctx, pack, routed, threads)
+
+
 # --- the job -------------------------------------------------------------------------------------------------------
 def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan, lookup: bloom.RangePlan | None,
-          bucket_args: tuple | None, stats: IndexStats, n_groups: int, shuffles: bool = True) -> list[dict]:
+          bucket_args: tuple | None, stats: IndexStats, n_groups: int, shuffles: bool = True,
+          one_task: bool = False) -> list[dict]:
     """Run the one job over `records` (keyed, with ARRIVAL and DELETE columns) and return its write stats.
     `lookup`: the range plan of every latest base file (BLOOM/SIMPLE), `bucket_args` (BUCKET), or neither
-    (inserts: nothing is looked up). A batch that `shuffles` itself keeps adaptive execution (several jobs)."""
+    (inserts: nothing is looked up). A batch that `shuffles` itself keeps adaptive execution (several jobs).
+    `one_task` (a small batch, see in_one_task): the three stages run in one Python task, no shuffle."""
     counters = bloom.new_counters(spark)
+    if one_task:
+        threads = min(MAX_TASK_THREADS, spark.sparkContext.defaultParallelism)
+        plan_bc = spark.sparkContext.broadcast(lookup) if lookup is not None and lookup.files else None
+        stats_df = map_in_arrow(records.coalesce(1), lambda b: _in_one_task(
+            plan_bc.value if plan_bc is not None else None, bucket_args, storage, ctx, pack, counters, threads, b),
+            STATS_DDL)
+        return _run(spark, stats_df, shuffles, counters, stats, lookup, ctx, bucket_args)
     fields = records.schema.fields
     if bucket_args is not None:
         routed = map_in_arrow(records, lambda b: _with_bucket_files(bucket_args, counters, b), T.StructType(
@@ -302,6 +401,12 @@ def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan,
     spread = routed.repartition(file_task_partitions(spark, n_groups), PARTITION_PATH, ROUTE_COLUMN)
     stats_df = spread.groupBy(PARTITION_PATH, ROUTE_COLUMN).applyInArrow(
         lambda table: _write_group(ctx, pack, table), STATS_DDL)
+    return _run(spark, stats_df, shuffles, counters, stats, lookup, ctx, bucket_args)
+
+
+def _run(spark, stats_df: DataFrame, shuffles: bool, counters, stats: IndexStats, lookup, ctx: WriteContext,
+         bucket_args) -> list[dict]:
+    """Collect the job's write stats and fill the index stats from its counters."""
     with stages_in_one_job(spark) if not shuffles else contextlib.nullcontext():
         rows = collect_or_raise(stats_df)
     _fill_stats(counters.value, stats, lookup, ctx.existing, bucket_args is not None)

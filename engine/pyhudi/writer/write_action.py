@@ -73,6 +73,7 @@ class WriteAction:
         self._cached = False
         self.one_job = False   # the write runs as one Spark job (writer/one_job.py)
         self._batch_shuffles = True   # computing the batch shuffles (then the write keeps adaptive execution)
+        self._one_task = False        # the one job runs in one Python task (a small batch, see one_job.in_one_task)
 
     # --- the action's steps (the client runs them inside a transaction) -----------------------------------
     @property
@@ -164,6 +165,7 @@ class WriteAction:
         if not (self.wc.combine_before(self.operation) or self.operation == "insert"):
             return False
         size, self._batch_shuffles = one_job.batch_plan(self.incoming)
+        self._one_task = one_job.in_one_task(size)
         return size is None or size <= one_job.ONE_JOB_MAX_BYTES
 
     def _needs_partitions_first(self) -> bool:
@@ -270,7 +272,7 @@ class WriteAction:
                     use_bloom=spec.is_bloom, keygen=self.virtual_keys)
         n_groups = len(ctx.existing) + len({partition for partition, _ in ctx.existing}) + 1
         write_stats = one_job.write(self.spark, self.storage, records, ctx, pack, lookup, bucket_args, stats,
-                                    n_groups, self._batch_shuffles)
+                                    n_groups, self._batch_shuffles, self._one_task)
         self._finish_index_stats(write_stats)
         if lookup is None and not spec.is_bucket:   # nothing looked up: every record went by the insert path
             stats.keys_looked_up = stats.updates + stats.inserts

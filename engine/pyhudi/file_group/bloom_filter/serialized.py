@@ -18,21 +18,34 @@ from pyhudi.file_group.bloom_filter.params import FOOTER_BLOOM_KEY, HEADER, JENK
 
 
 class BitFilter:
-    """org.apache.hadoop.util.bloom.BloomFilter: header + bit vector (kept unpacked, one bool per bit)."""
+    """org.apache.hadoop.util.bloom.BloomFilter: header + bit vector. A filter read from a footer keeps the bytes
+    as stored (tests probe them: unpacking a 2.9M-bit vector costs more than a lookup's whole probe); the first
+    set() unpacks them to one bool per bit, the form a writer adds keys to."""
 
-    __slots__ = ("vector_size", "nb_hash", "hash_type", "bits")
+    __slots__ = ("vector_size", "nb_hash", "hash_type", "_bits", "_packed")
 
-    def __init__(self, vector_size: int, nb_hash: int, hash_type: int = MURMUR_HASH, bits: np.ndarray | None = None):
+    def __init__(self, vector_size: int, nb_hash: int, hash_type: int = MURMUR_HASH, bits: np.ndarray | None = None,
+                 packed: np.ndarray | None = None):
         self.vector_size = vector_size
         self.nb_hash = nb_hash
         self.hash_type = hash_type
-        self.bits = np.zeros(vector_size, dtype=np.bool_) if bits is None else bits
+        self._packed = packed
+        self._bits = bits if bits is not None or packed is not None else np.zeros(vector_size, dtype=np.bool_)
+
+    @property
+    def bits(self) -> np.ndarray:
+        """One bool per bit (unpacked on first use)."""
+        if self._bits is None:
+            self._bits = np.unpackbits(self._packed, bitorder="little", count=self.vector_size).view(np.bool_)
+            self._packed = None
+        return self._bits
 
     def header(self) -> bytes:
         return HEADER.pack(VERSION, self.nb_hash, self.hash_type, self.vector_size)
 
     def to_bytes(self) -> bytes:
-        return self.header() + np.packbits(self.bits, bitorder="little").tobytes()
+        packed = self._packed if self._packed is not None else np.packbits(self._bits, bitorder="little")
+        return self.header() + packed.tobytes()
 
     @staticmethod
     def n_bytes(vector_size: int) -> int:
@@ -42,7 +55,9 @@ class BitFilter:
         self.bits[positions.ravel()] = True
 
     def test(self, positions: np.ndarray) -> np.ndarray:
-        return self.bits[positions].all(axis=1)
+        if self._packed is None:
+            return self._bits[positions].all(axis=1)
+        return ((self._packed[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1).astype(np.bool_).all(axis=1)
 
 
 def read_header(raw: bytes, pos: int, what: str) -> tuple[int, int, int, int]:
@@ -82,8 +97,7 @@ def read_bit_filter(raw: bytes, pos: int, what: str) -> tuple[BitFilter, int]:
             f"but only {len(raw) - pos} remain"
         )
     packed = np.frombuffer(raw, dtype=np.uint8, count=nbytes, offset=pos)
-    bits = np.unpackbits(packed, bitorder="little", count=vector_size).astype(np.bool_)
-    return BitFilter(vector_size, nb_hash, hash_type, bits), pos + nbytes
+    return BitFilter(vector_size, nb_hash, hash_type, packed=packed), pos + nbytes
 
 
 def decode_base64(serialized, type_code: str) -> bytes:
