@@ -23,6 +23,11 @@ but a partition's small files and new file groups are written by one task (its p
 them in key order instead of by a hash of the key. Big batches (more than ONE_JOB_MAX_BYTES by Spark's estimate)
 keep the counted plan, which spreads a partition's new file groups over tasks; a batch Spark cannot size (rows
 made on the driver, an RDD) runs as one job.
+
+A batch Spark estimates at most ONE_TASK_MAX_BYTES runs the three stages in ONE Python task instead (in_one_task):
+no shuffle, the files checked and the file groups written by a few threads of that task. Launching a Python task
+costs 50-150 ms, and the staged job launches a few per core per stage: for a small batch that was most of the
+write (200-row MOR upsert into 2M rows: 1.5 s staged, 0.8 s in one task; the 22k-row batch 2.0 s and 0.8 s).
 """
 
 from __future__ import annotations
