@@ -41,16 +41,18 @@ def keyed_batch(prepared: DataFrame, keygen) -> DataFrame:
     """RECORD_KEY and PARTITION_PATH appended by the key generator, batch by batch on the executors."""
     out_schema = T.StructType(prepared.schema.fields + [
         T.StructField(RECORD_KEY, T.StringType(), False), T.StructField(PARTITION_PATH, T.StringType(), False)])
+    return map_in_arrow(prepared, lambda batches: with_keys(keygen, batches), out_schema)
 
-    def add_keys(batches):
-        for batch in batches:
-            # Auto-generated keys need the instant time: planning.with_auto_keys fills them in once it exists.
-            keys = keygen.record_keys(batch) if keygen.record_key_fields else pa.repeat(pa.scalar(""), batch.num_rows)
-            paths = keygen.partition_paths(batch)
-            yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
-                                             names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
 
-    return map_in_arrow(prepared, add_keys, out_schema)
+def with_keys(keygen, batches):
+    """Executor: each arrow batch with RECORD_KEY and PARTITION_PATH appended (keyed_batch's UDF; the one-task
+    write calls it in its own task, sparing a second Python worker)."""
+    for batch in batches:
+        # Auto-generated keys need the instant time: planning.with_auto_keys fills them in once it exists.
+        keys = keygen.record_keys(batch) if keygen.record_key_fields else pa.repeat(pa.scalar(""), batch.num_rows)
+        paths = keygen.partition_paths(batch)
+        yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
+                                         names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])
 
 
 def dedup_batch(keyed: DataFrame, combine: bool, precombine: str | None, operation: str,

@@ -54,6 +54,7 @@ from pyhudi.index.stats import IndexStats
 from pyhudi.merge import delete_mask, keep_latest_per_key
 from pyhudi.parallelism import file_task_partitions
 from pyhudi.py4j_calls import map_in_arrow
+from pyhudi.writer.batch import with_keys
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, empty_stats,
                                       write_file_group)
@@ -374,18 +375,22 @@ def _in_one_task(lookup, bucket_args, storage, ctx, pack, counters, threads, bat
 # --- the job -------------------------------------------------------------------------------------------------------
 def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan, lookup: bloom.RangePlan | None,
           bucket_args: tuple | None, stats: IndexStats, n_groups: int, shuffles: bool = True,
-          one_task: bool = False) -> list[dict]:
+          one_task: bool = False, keygen=None) -> list[dict]:
     """Run the one job over `records` (keyed, with ARRIVAL and DELETE columns) and return its write stats.
     `lookup`: the range plan of every latest base file (BLOOM/SIMPLE), `bucket_args` (BUCKET), or neither
     (inserts: nothing is looked up). A batch that `shuffles` itself keeps adaptive execution (several jobs).
-    `one_task` (a small batch, see in_one_task): the three stages run in one Python task, no shuffle."""
+    `one_task` (a small batch, see in_one_task): the three stages run in one Python task, no shuffle; with a
+    `keygen`, `records` are not keyed yet and that task keys them."""
     counters = bloom.new_counters(spark)
     if one_task:
         threads = min(MAX_TASK_THREADS, spark.sparkContext.defaultParallelism)
         plan_bc = spark.sparkContext.broadcast(lookup) if lookup is not None and lookup.files else None
-        stats_df = map_in_arrow(records.coalesce(1), lambda b: _in_one_task(
-            plan_bc.value if plan_bc is not None else None, bucket_args, storage, ctx, pack, counters, threads, b),
-            STATS_DDL)
+
+        def in_one_task(batches):
+            batches = with_keys(keygen, batches) if keygen is not None else batches
+            return _in_one_task(plan_bc.value if plan_bc is not None else None, bucket_args, storage, ctx, pack,
+                                counters, threads, batches)
+        stats_df = map_in_arrow(records.coalesce(1), in_one_task, STATS_DDL)
         return _run(spark, stats_df, shuffles, counters, stats, lookup, ctx, bucket_args)
     fields = records.schema.fields
     if bucket_args is not None:

@@ -69,6 +69,8 @@ class WriteAction:
         self._bloom_lookup = None   # a BLOOM lookup whose counters arrive with the insert-count action
         self._release: list = []   # cached DataFrames / broadcasts of the index lookup, freed after the write
         self.keyed: DataFrame | None = None
+        self._prepared: DataFrame | None = None   # the batch in table types, before keying
+        self._keys_in_task = False    # the one task keys the prepared batch itself (self.keyed stays None)
         self.partitions: list[str] | None = None
         self._cached = False
         self.one_job = False   # the write runs as one Spark job (writer/one_job.py)
@@ -87,17 +89,21 @@ class WriteAction:
     def prepare(self) -> None:
         """Key the batch and, where the plan needs them, find its partitions (a Spark action of its own, which
         also surfaces key errors before any instant exists)."""
-        keyed = keyed_batch(prepared_batch(self.incoming, self.target_schema), self.keygen)
+        self._prepared = prepared_batch(self.incoming, self.target_schema)
         if self.is_replace:   # overwritten file groups take no inserts (Hudi's insert-overwrite partitioner)
             self.wc = dataclasses.replace(self.wc, small_file_limit=0)
         self.one_job = self._fits_one_job()
+        # one task keys the records itself (a Python worker less); auto keys need with_auto_keys' columns
+        self._keys_in_task = self.one_job and self._one_task and bool(self.keygen.record_key_fields)
         partitions_first = not self.one_job and self._needs_partitions_first()
-        self._cached = not self.one_job and not (self.index.is_bucket and not partitions_first)
-        if self._cached:   # several Spark actions read the batch: compute it once
-            keyed = keyed.persist()
-        self.keyed = keyed
+        if not self._keys_in_task:
+            keyed = keyed_batch(self._prepared, self.keygen)
+            self._cached = not self.one_job and not (self.index.is_bucket and not partitions_first)
+            if self._cached:   # several Spark actions read the batch: compute it once
+                keyed = keyed.persist()
+            self.keyed = keyed
         if partitions_first:
-            self.partitions = [row[0] for row in collect_or_raise(keyed.select(PARTITION_PATH).distinct())]
+            self.partitions = [row[0] for row in collect_or_raise(self.keyed.select(PARTITION_PATH).distinct())]
             self.incoming_partitions = self.partitions
         if self.operation == "delete_partition":
             self.partitions = partitions_to_delete(self.table, self.wc.partitions_to_delete, self.partitions)
@@ -255,7 +261,8 @@ class WriteAction:
         from pyhudi.index import bloom, bucket
 
         spec = self.index
-        records = self._flagged(keyed.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
+        source = self._prepared if self._keys_in_task else keyed
+        records = self._flagged(source.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
         ctx = dataclasses.replace(ctx, combine_in_writer=self.wc.combine_before(self.operation),
                                   existing=group_states(view))
         stats = self.index_stats = IndexStats(spec.type)
@@ -272,7 +279,8 @@ class WriteAction:
                     use_bloom=spec.is_bloom, keygen=self.virtual_keys)
         n_groups = len(ctx.existing) + len({partition for partition, _ in ctx.existing}) + 1
         write_stats = one_job.write(self.spark, self.storage, records, ctx, pack, lookup, bucket_args, stats,
-                                    n_groups, self._batch_shuffles, self._one_task)
+                                    n_groups, self._batch_shuffles, self._one_task,
+                                    self.keygen if self._keys_in_task else None)
         self._finish_index_stats(write_stats)
         if lookup is None and not spec.is_bucket:   # nothing looked up: every record went by the insert path
             stats.keys_looked_up = stats.updates + stats.inserts
