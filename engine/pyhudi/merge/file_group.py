@@ -29,6 +29,7 @@ class MergeResult:
     num_updates: int
     num_inserts: int
     num_deletes: int
+    new_keys: pa.Array | None = None   # keys of the written records no stored record had (a bloom filter's adds)
 
 
 def delete_mask(incoming: pa.Table, is_delete_column: str | None) -> pa.Array:
@@ -65,7 +66,8 @@ def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Ar
         deletes = pa.array([True] * incoming.num_rows, pa.bool_())
     if stored is None or stored.num_rows == 0:
         upserts = incoming.filter(pc.invert(deletes))
-        return MergeResult(stored.slice(0, 0) if stored is not None else None, upserts, 0, upserts.num_rows, 0)
+        return MergeResult(stored.slice(0, 0) if stored is not None else None, upserts, 0, upserts.num_rows, 0,
+                           _array(upserts[RECORD_KEY]))
 
     incoming_keys = incoming[RECORD_KEY]
     stored_keys = stored[RECORD_KEY]
@@ -99,8 +101,14 @@ def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Ar
     written = written.filter(take_incoming)
     num_deletes = _count(pc.and_(deletes, matched_in_incoming))
     num_updates = _count(pc.and_(take_incoming, matched_in_incoming))
-    num_inserts = _count(pc.and_(take_incoming, pc.invert(matched_in_incoming)))
-    return MergeResult(kept, written, num_updates, num_inserts, num_deletes)
+    inserted = pc.and_(take_incoming, pc.invert(matched_in_incoming))
+    num_inserts = _count(inserted)
+    return MergeResult(kept, written, num_updates, num_inserts, num_deletes,
+                       _array(pc.filter(incoming_keys, inserted)))
+
+
+def _array(column) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
 def _choose(mask: pa.Array, when_true: pa.Table, when_false: pa.Table) -> pa.Table:

@@ -148,10 +148,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
         return stats_table([])
     previous = None
     if footer is not None and ctx.virtual_keys is None:   # the old filter plus the new keys (see PreviousFilter)
-        added = result.written[RECORD_KEY]
-        if result.num_updates:
-            added = added.filter(pc.invert(pc.is_in(added, value_set=stored[RECORD_KEY])))
-        previous = PreviousFilter(footer, added.combine_chunks() if isinstance(added, pa.ChunkedArray) else added)
+        previous = PreviousFilter(footer, result.new_keys)
 
     name = base_file_name(file_id, token, ctx.instant_time)
     relative = partition_file(partition, name)
