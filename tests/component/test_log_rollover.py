@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 
+import pyarrow as pa
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import Window
 from pyspark.sql import functions as F
@@ -201,3 +203,27 @@ def test_slice_log_writer_appends_only_where_the_storage_can(tmp_path, monkeypat
     rolled = log_writer.write_slice_log(fs, full, log_writer.SliceLog("p", "fg-0", "20250101000000000", 3, "0-3-3"),
                                         [[block], [block], [block]], 1, marked.append)
     assert [(o.version, o.calls) for o in rolled] == [(3, [0]), (4, [1]), (5, [2])]
+
+
+@pytest.mark.parametrize("codec", ["snappy", "gzip"])
+def test_parquet_log_blocks_take_the_table_codec(spark, tmp_path, codec):
+    """A parquet data block is compressed with hoodie.parquet.compression.codec (Hudi's HoodieAppendHandle passes
+    it to its blocks), and a column whose values all differ (the record key) is written without a dictionary."""
+    path = tmp_path / codec
+    options = _options(f"codec_{codec}", **{"hoodie.parquet.compression.codec": codec})
+    pyhudi.write(_batch(spark, range(5000), 1), str(path), options)
+    second = pyhudi.write(_batch(spark, range(0, 5000, 2), 2, "u"), str(path), options).instant_time
+    stats = _stats(path, second)
+    assert stats and all("logVersion" in s for s in stats)
+    for s in stats:   # one data block per log file: its content is the parquet file between the magic bytes
+        data = (path / s["path"]).read_bytes()
+        content = data[data.index(b"PAR1"):data.rindex(b"PAR1") + 4]
+        metadata = pq.ParquetFile(pa.BufferReader(content)).metadata
+        names = [metadata.schema.column(i).name for i in range(metadata.num_columns)]
+        chunks = [metadata.row_group(0).column(i) for i in range(metadata.num_columns)]
+        assert {c.compression for c in chunks} == {codec.upper()}
+        key = chunks[names.index("_hoodie_record_key")]
+        assert not any("DICTIONARY" in e for e in key.encodings), key.encodings
+        assert any("DICTIONARY" in e for e in chunks[names.index("region")].encodings)
+    assert rows(pyhudi.read(spark, path).select(*DATA), DATA) == \
+        _reference(spark, [(_batch(spark, range(5000), 1), False), (_batch(spark, range(0, 5000, 2), 2, "u"), False)])

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -18,6 +17,7 @@ import struct
 from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
                                             BloomFilter, bit_size, num_hashes)
 from pyhudi.errors import CorruptFileError
+from pyhudi.file_group.parquet_settings import codec_arguments, dictionary_columns
 from pyhudi.schema.meta_fields import META_FIELDS, UNIQUE_META_FIELDS
 from pyhudi.storage import Storage
 
@@ -26,9 +26,6 @@ from pyhudi.storage import Storage
 UNIQUE_META_COLUMNS = UNIQUE_META_FIELDS
 META_COLUMNS = list(META_FIELDS)
 AVRO_SCHEMA_KEY = "parquet.avro.schema"
-# zlib level for gzip (Hudi's default codec). pyarrow defaults to 9, which made writing a 100k-row base file ~6x
-# slower than level 1 for a file only ~1% smaller; Java Hudi uses zlib's default (6, Hadoop's zlib.compress.level).
-GZIP_LEVEL = 1
 
 
 @dataclass(frozen=True)
@@ -105,21 +102,6 @@ def footer_metadata(keys: pa.Array, bloom: BloomSettings | None, avro_schema_jso
     return {k.encode(): v.encode() for k, v in meta.items()}
 
 
-DISTINCT_SAMPLE = 4096   # values sampled to tell a column whose values all differ (see _all_distinct)
-
-
-def _all_distinct(column: pa.ChunkedArray) -> bool:
-    """Whether every value of a column seems to differ, judged from an even sample (e.g. a timestamp, a
-    coordinate): a dictionary of such a column holds every value again plus an index per row, so it is bigger
-    and slower to write than plain encoding (measured on 100k rows: 30-45% bigger, 1.5-2x the time). A column
-    with some repeats keeps its dictionary (a sample of 4096 from 12k distinct values shows ~84% distinct)."""
-    n = len(column)
-    if n < DISTINCT_SAMPLE or pa.types.is_nested(column.type) or pa.types.is_boolean(column.type):
-        return False
-    sample = column.take(np.arange(0, n, n // DISTINCT_SAMPLE)[:DISTINCT_SAMPLE])
-    return pc.count_distinct(sample).as_py() >= DISTINCT_SAMPLE - 1
-
-
 def write_base_file(storage: Storage, relative_path: str, records: pa.Table, bloom: BloomSettings | None,
                     compression: str = "gzip", avro_schema_json: str | None = None,
                     unique_columns: tuple[str, ...] = (), previous: PreviousFilter | None = None) -> WrittenFile:
@@ -128,16 +110,12 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
     keys = records["_hoodie_record_key"].combine_chunks() if records.num_rows and bloom is not None \
         else pa.array([], pa.string())
     metadata = footer_metadata(keys, bloom, avro_schema_json, previous)
-    plain = set(UNIQUE_META_COLUMNS) | set(unique_columns)
-    dictionary = [f.name for f in records.schema if f.name not in plain and not _all_distinct(records[f.name])]
-    if any(pa.types.is_nested(f.type) for f in records.schema):   # the list names leaf columns: keep it simple
-        dictionary = True
+    dictionary = dictionary_columns(records, set(UNIQUE_META_COLUMNS) | set(unique_columns))
     table = records.replace_schema_metadata(None)
     parent = relative_path.rsplit("/", 1)[0] if "/" in relative_path else ""
     storage.makedirs(parent)
     with storage.fs.open_output_stream(storage.full(relative_path)) as sink:
-        with pq.ParquetWriter(sink, table.schema, compression=None if compression == "uncompressed" else compression,
-                              compression_level=GZIP_LEVEL if compression == "gzip" else None, store_schema=True,
+        with pq.ParquetWriter(sink, table.schema, **codec_arguments(compression), store_schema=True,
                               coerce_timestamps="us", allow_truncated_timestamps=True,
                               use_dictionary=dictionary) as writer:
             writer.write_table(table, row_group_size=1 << 20)

@@ -206,11 +206,12 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     calls, rows = [], []        # the append calls (lists of blocks) and the data records of each
     if updates.num_rows:
         records = stamp_meta(updates, ctx, file_id, partition_id)
-        make_block = avro_data_block if ctx.log_block_format == "avro" else parquet_data_block
         per_block = max(1, ctx.log_block_max_size // max(1, records.nbytes // records.num_rows))
         for start in range(0, records.num_rows, per_block):
             chunk = records.slice(start, per_block)
-            calls.append([make_block(chunk, ctx.instant_time, ctx.avro_schema_json)])
+            block = avro_data_block(chunk, ctx.instant_time, ctx.avro_schema_json) if ctx.log_block_format == "avro" \
+                else parquet_data_block(chunk, ctx.instant_time, ctx.avro_schema_json, ctx.compression)
+            calls.append([block])
             rows.append(updates.slice(start, per_block))
     if removed.num_rows:   # with the last data block, as HoodieAppendHandle's closing append
         ordering = (removed[ctx.ordering_field].to_pylist() if ctx.ordering_field in removed.column_names
