@@ -41,8 +41,8 @@ def _snapshot(spark, path):
     return sorted(rows(pyhudi.read(spark, str(path)), ["id", "region", "ts", "val"]))
 
 
-def _jobs_of(spark, action) -> int:
-    """Spark jobs `action` starts (all jobs of a job group set for it)."""
+def _jobs_started_by(spark, action) -> list[int]:
+    """The ids of the Spark jobs `action` starts (the jobs of a job group set for it)."""
     sc = spark.sparkContext
     group = f"onejob-{uuid.uuid4()}"
     sc.setJobGroup(group, "one-job test")
@@ -50,20 +50,17 @@ def _jobs_of(spark, action) -> int:
         action()
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
-    return len(sc.statusTracker().getJobIdsForGroup(group))
+    return list(sc.statusTracker().getJobIdsForGroup(group))
+
+
+def _jobs_of(spark, action) -> int:
+    return len(_jobs_started_by(spark, action))
 
 
 def _tasks_of(spark, action) -> list[int]:
     """The tasks of each stage of the Spark jobs `action` starts."""
-    sc = spark.sparkContext
-    group = f"onejob-{uuid.uuid4()}"
-    sc.setJobGroup(group, "one-job test")
-    try:
-        action()
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
-    tracker = sc.statusTracker()
-    return [tracker.getStageInfo(stage).numTasks for job in tracker.getJobIdsForGroup(group)
+    tracker = spark.sparkContext.statusTracker()
+    return [tracker.getStageInfo(stage).numTasks for job in _jobs_started_by(spark, action)
             for stage in tracker.getJobInfo(job).stageIds if tracker.getStageInfo(stage) is not None]
 
 
