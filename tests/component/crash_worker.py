@@ -2,7 +2,8 @@
 
     python crash_worker.py '{"path": ..., "options": {...}, "actions": [["write", {"1": "a"}], ["compact"], ...]}'
 
-Actions: write {id: name} (upsert, ts = a counter), compact, savepoint, rollback_latest, restore (to the newest
+Actions: write {id: name} (upsert, ts = a counter; with "sized": true the batch comes from pandas, a batch Spark
+sizes, so the write runs as one Python task), compact, savepoint, rollback_latest, restore (to the newest
 savepoint), and for concurrency: writes N (N upserts of the given ids, each tagged with the worker and commit
 number; prints one line per commit or conflict). With PYHUDI_CRASH_AT set, pyhudi.testing.crash_point ends the
 process at that point; with PYHUDI_FAIL_FIRST_ATTEMPT set, pyhudi.testing.task_failure_point fails the first
@@ -36,6 +37,9 @@ def main() -> None:
 
     def upsert(records: dict, ts: int):
         rows = [(int(k), v, ts, "eu" if int(k) % 2 else "us") for k, v in records.items()]
+        if spec.get("sized"):   # a batch Spark sizes (pandas: a local relation): the one-task write
+            import pandas as pd
+            rows = pd.DataFrame(rows, columns=["id", "name", "ts", "region"])
         df = spark.createDataFrame(rows, "id long, name string, ts long, region string")
         return pyhudi.write(df, path, options)
 
