@@ -29,6 +29,7 @@ from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.index.virtual import file_record_keys
 from pyhudi.index.stats import IndexStats
 from pyhudi.parallelism import file_task_partitions
+from pyhudi.sorted_runs import run_bounds
 
 _FILE_POS = "_pyhudi_file_pos"
 _PAIR_DDL = f"{RECORD_KEY} string, {PARTITION_PATH} string, {_FILE_POS} int"
@@ -188,9 +189,7 @@ def _found_in_files(plan: RangePlan, storage, batches, counters):
     if not pairs.num_rows:
         return
     pairs = pairs.sort_by(_FILE_POS)
-    positions = pairs[_FILE_POS].combine_chunks()
-    cuts = np.flatnonzero(np.diff(positions.to_numpy())) + 1
-    for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(positions)]):
+    for start, end in zip(*run_bounds(pairs[_FILE_POS])):
         yield from _found_in_file(plan, storage, pairs.slice(start, end - start), counters).to_batches()
 
 

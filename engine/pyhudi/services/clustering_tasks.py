@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_DDL, STATS_SCHEMA, write_stat
@@ -21,6 +20,7 @@ from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.services.clustering_plan import ClusteringPlan
 from pyhudi.services.compaction_tasks import plan_file_slice
 from pyhudi.schema import meta_fields as MF
+from pyhudi.sorted_runs import run_bounds
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
 
@@ -98,9 +98,9 @@ def write_clustered(ctx: ClusterContext, batches: Iterator[pa.RecordBatch]) -> I
         if table.num_rows == 0:
             continue
         groups = table[GROUP_COLUMN].combine_chunks()
-        for start, end in _runs(groups):
+        for start, end in zip(*run_bounds(groups)):
             run = table.slice(start, end - start)
-            group = groups[start].as_py()
+            group = groups[int(start)].as_py()
             if pending and group != state["group"]:
                 flush()
             state["group"] = group
@@ -114,15 +114,6 @@ def write_clustered(ctx: ClusterContext, batches: Iterator[pa.RecordBatch]) -> I
     flush()
     if stats:
         yield from pa.Table.from_pylist(stats, schema=STATS_SCHEMA).to_batches()
-
-
-def _runs(values: pa.Array) -> list[tuple[int, int]]:
-    n = len(values)
-    if n <= 1:
-        return [(0, n)] if n else []
-    changed = pc.not_equal(values.slice(1), values.slice(0, n - 1)).fill_null(True)
-    cuts = [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
-    return list(zip([0] + cuts, cuts + [n]))
 
 
 def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:

@@ -26,6 +26,7 @@ from pyhudi.actions.markers import create_marker
 from pyhudi.actions.spark_jobs import task_token
 from pyhudi.file_group.base_file import write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
+from pyhudi.sorted_runs import run_bounds
 from pyhudi.testing import crash_point, task_failure_point
 from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import PARTITION_PATH, RECORD_KEY, WriteContext, footer_bloom, stats_table, stamp_meta
@@ -122,12 +123,6 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
 
 def _partition_runs(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
     """(partition path, rows) for each run of equal partition paths in `table`."""
-    values = table[PARTITION_PATH].combine_chunks()
-    n = len(values)
-    if n > 1:
-        changed = pc.not_equal(values.slice(1), values.slice(0, n - 1)).fill_null(True)
-        cuts = [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
-    else:
-        cuts = []
-    for start, end in zip([0] + cuts, cuts + [n]):
-        yield values[start].as_py(), table.slice(start, end - start)
+    values = table[PARTITION_PATH]
+    for start, end in zip(*run_bounds(values)):
+        yield values[int(start)].as_py(), table.slice(start, end - start)

@@ -33,9 +33,10 @@ write (200-row MOR upsert into 2M rows: 1.5 s staged, 0.8 s in one task; the 22k
 from __future__ import annotations
 
 import contextlib
-import threading
 import hashlib
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +55,7 @@ from pyhudi.index.stats import IndexStats
 from pyhudi.merge import delete_mask, keep_latest_per_key
 from pyhudi.parallelism import file_task_partitions
 from pyhudi.py4j_calls import map_in_arrow
+from pyhudi.sorted_runs import run_bounds
 from pyhudi.writer.batch import with_keys
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, empty_stats,
@@ -187,18 +189,9 @@ def _send_to_candidates(plan: bloom.RangePlan, counters, batches):
 
 def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, threads: int = 1):
     """Stage 2: per candidate file, which of its records it holds (FILE_ID_COLUMN set) and their write group;
-    `threads` files at a time (reading a file's keys releases the GIL)."""
-    batches = list(batches)
-    if not batches:
-        return
-    table = pa.Table.from_batches(batches)
-    if not table.num_rows:
-        return
-    table = table.take(pc.sort_indices(table, [(_FILE_POS, "ascending")]))
-    positions = table[_FILE_POS].to_numpy()
-    cuts = np.flatnonzero(np.diff(positions)) + 1
-    runs = [table.slice(start, end - start) for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(positions)])]
-    counters = _Shared(counters) if threads > 1 else counters
+    `threads` files at a time (reading a file's keys releases the GIL; the staged job's tasks use one)."""
+    runs = _sorted_groups(batches, [_FILE_POS])
+    counters = _Shared(counters)
 
     def routed(run: pa.Table) -> pa.Table:
         position = run[_FILE_POS][0].as_py()
@@ -216,9 +209,18 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, 
         run = run.drop_columns([_FILE_POS])
         return run.append_column(FILE_ID_COLUMN, file_ids).append_column(ROUTE_COLUMN, routes)
 
-    with _threads(threads) as pool:
+    with ThreadPoolExecutor(max(1, threads)) as pool:
         for out in pool.map(routed, runs):
             yield from out.to_batches()
+
+
+def _sorted_groups(batches, columns: list[str]) -> list[pa.Table]:
+    """The rows of `batches` grouped by `columns`: one table per distinct value, in sorted order."""
+    batches = list(batches)
+    if not batches:
+        return []
+    table = pa.Table.from_batches(batches).sort_by([(c, "ascending") for c in columns])
+    return [table.slice(start, end - start) for start, end in zip(*run_bounds(*(table[c] for c in columns)))]
 
 
 class _Shared:
@@ -230,27 +232,6 @@ class _Shared:
     def add(self, term) -> None:
         with self._lock:
             self._accumulator.add(term)
-
-
-class _InThisThread:
-    """The one-thread stand-in for a ThreadPoolExecutor."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-    @staticmethod
-    def map(fn, items):
-        return map(fn, items)
-
-
-def _threads(n: int):
-    """A pool of n threads, or (n <= 1) the caller's thread; map keeps the order either way."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    return ThreadPoolExecutor(n) if n > 1 else _InThisThread()
 
 
 def _with_bucket_files(bucket_args: tuple, counters, batches):
@@ -278,13 +259,8 @@ def _new_keys(misses: pa.Table) -> pa.Table:
     if not multi.num_rows:
         return single
     multi = multi.take(pc.sort_indices(multi, [(RECORD_KEY, "ascending"), (ARRIVAL_COLUMN, "ascending")]))
-    keys, arrival = multi[RECORD_KEY].combine_chunks(), multi[ARRIVAL_COLUMN].combine_chunks()
-    n = multi.num_rows
-    changed = pc.or_(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)),
-                     pc.not_equal(arrival.slice(1), arrival.slice(0, n - 1)))
-    starts = np.r_[0, np.flatnonzero(changed.to_numpy(zero_copy_only=False)) + 1]
-    lengths = np.diff(np.r_[starts, n])
-    complete = starts[lengths >= multi[NCAND_COLUMN].to_numpy()[starts]]
+    starts, ends = run_bounds(multi[RECORD_KEY], multi[ARRIVAL_COLUMN])
+    complete = starts[ends - starts >= multi[NCAND_COLUMN].to_numpy()[starts]]
     return pa.concat_tables([single, multi.take(pa.array(complete))])
 
 
@@ -346,28 +322,18 @@ def _routed_locally(lookup, bucket_args, storage, pack, counters, threads, batch
 def _write_groups_locally(ctx: WriteContext, pack: PackPlan, routed, threads: int):
     """Stage 3 in this task: the write groups (PARTITION_PATH, ROUTE_COLUMN) written by `threads` threads
     (parquet encoding and compression release the GIL)."""
-    batches = list(routed)
-    if not batches:
-        return
-    table = pa.Table.from_batches(batches)
-    if not table.num_rows:
-        return
-    table = table.sort_by([(PARTITION_PATH, "ascending"), (ROUTE_COLUMN, "ascending")])
-    parts, routes = table[PARTITION_PATH].combine_chunks(), table[ROUTE_COLUMN].combine_chunks()
-    n = table.num_rows
-    changed = pc.or_(pc.not_equal(parts.slice(1), parts.slice(0, n - 1)),
-                     pc.not_equal(routes.slice(1), routes.slice(0, n - 1)))
-    starts = np.r_[0, np.flatnonzero(changed.to_numpy(zero_copy_only=False)) + 1]
-    groups = [table.slice(a, b - a) for a, b in zip(starts, np.r_[starts[1:], n])]
+    groups = _sorted_groups(routed, [PARTITION_PATH, ROUTE_COLUMN])
     # the likely rewrites first (a pack group's small files; every group of a copy-on-write table), then by size
     groups.sort(key=lambda g: (bool(g[ROUTE_COLUMN][0].as_py()) and ctx.is_mor, -g.num_rows))
-    with _threads(threads) as pool:
+    with ThreadPoolExecutor(max(1, threads)) as pool:
         for stats in pool.map(lambda g: _write_group(ctx, pack, g), groups):
             yield from stats.to_batches()
 
 
-def _in_one_task(lookup, bucket_args, storage, ctx, pack, counters, threads, batches):
-    """A small batch: stages 1-3 in ONE Python task (no shuffle, one task launch instead of a few per core)."""
+def _in_one_task(lookup, bucket_args, storage, ctx, pack, counters, threads, keygen, batches):
+    """A small batch: stages 1-3 in ONE Python task (no shuffle, one task launch instead of a few per core);
+    with a `keygen` the batches are keyed here first."""
+    batches = with_keys(keygen, batches) if keygen is not None else batches
     routed = _routed_locally(lookup, bucket_args, storage, pack, counters, threads, batches)
     return _write_groups_locally(ctx, pack, routed, threads)
 
@@ -385,12 +351,9 @@ def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan,
     if one_task:
         threads = min(MAX_TASK_THREADS, spark.sparkContext.defaultParallelism)
         plan_bc = spark.sparkContext.broadcast(lookup) if lookup is not None and lookup.files else None
-
-        def in_one_task(batches):
-            batches = with_keys(keygen, batches) if keygen is not None else batches
-            return _in_one_task(plan_bc.value if plan_bc is not None else None, bucket_args, storage, ctx, pack,
-                                counters, threads, batches)
-        stats_df = map_in_arrow(records.coalesce(1), in_one_task, STATS_DDL)
+        stats_df = map_in_arrow(records.coalesce(1), lambda batches: _in_one_task(
+            plan_bc.value if plan_bc is not None else None, bucket_args, storage, ctx, pack, counters, threads,
+            keygen, batches), STATS_DDL)
         return _run(spark, stats_df, shuffles, counters, stats, lookup, ctx, bucket_args)
     fields = records.schema.fields
     if bucket_args is not None:
