@@ -208,11 +208,13 @@ def test_slice_log_writer_appends_only_where_the_storage_can(tmp_path, monkeypat
 @pytest.mark.parametrize("codec", ["snappy", "gzip"])
 def test_parquet_log_blocks_take_the_table_codec(spark, tmp_path, codec):
     """A parquet data block is compressed with hoodie.parquet.compression.codec (Hudi's HoodieAppendHandle passes
-    it to its blocks), and a column whose values all differ (the record key) is written without a dictionary."""
+    it to its blocks), and a column whose values all differ (the record key) is written without a dictionary;
+    a column with repeats (region) gets one in a block of at least the codec's DICTIONARY_MIN_ROWS."""
+    from pyhudi.file_group.parquet_settings import DICTIONARY_MIN_ROWS, DICTIONARY_MIN_ROWS_OTHER
     path = tmp_path / codec
     options = _options(f"codec_{codec}", **{"hoodie.parquet.compression.codec": codec})
-    pyhudi.write(_batch(spark, range(5000), 1), str(path), options)
-    second = pyhudi.write(_batch(spark, range(0, 5000, 2), 2, "u"), str(path), options).instant_time
+    pyhudi.write(_batch(spark, range(10000), 1), str(path), options)
+    second = pyhudi.write(_batch(spark, range(0, 10000, 2), 2, "u"), str(path), options).instant_time
     stats = _stats(path, second)
     assert stats and all("logVersion" in s for s in stats)
     for s in stats:   # one data block per log file: its content is the parquet file between the magic bytes
@@ -224,6 +226,8 @@ def test_parquet_log_blocks_take_the_table_codec(spark, tmp_path, codec):
         assert {c.compression for c in chunks} == {codec.upper()}
         key = chunks[names.index("_hoodie_record_key")]
         assert not any("DICTIONARY" in e for e in key.encodings), key.encodings
-        assert any("DICTIONARY" in e for e in chunks[names.index("region")].encodings)
+        region_dictionary = any("DICTIONARY" in e for e in chunks[names.index("region")].encodings)
+        assert region_dictionary == (metadata.num_rows >= DICTIONARY_MIN_ROWS.get(codec, DICTIONARY_MIN_ROWS_OTHER))
+    assert any(s["numWrites"] >= DICTIONARY_MIN_ROWS["gzip"] for s in stats)   # a block big enough for one in either codec
     assert rows(pyhudi.read(spark, path).select(*DATA), DATA) == \
-        _reference(spark, [(_batch(spark, range(5000), 1), False), (_batch(spark, range(0, 5000, 2), 2, "u"), False)])
+        _reference(spark, [(_batch(spark, range(10000), 1), False), (_batch(spark, range(0, 10000, 2), 2, "u"), False)])

@@ -17,7 +17,7 @@ import struct
 from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
                                             BloomFilter, bit_size, num_hashes)
 from pyhudi.errors import CorruptFileError
-from pyhudi.file_group.parquet_settings import codec_arguments, dictionary_columns
+from pyhudi.file_group.parquet_settings import encoding
 from pyhudi.schema.meta_fields import META_FIELDS, UNIQUE_META_FIELDS
 from pyhudi.storage import Storage
 
@@ -110,14 +110,13 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
     keys = records["_hoodie_record_key"].combine_chunks() if records.num_rows and bloom is not None \
         else pa.array([], pa.string())
     metadata = footer_metadata(keys, bloom, avro_schema_json, previous)
-    dictionary = dictionary_columns(records, set(UNIQUE_META_COLUMNS) | set(unique_columns))
     table = records.replace_schema_metadata(None)
     parent = relative_path.rsplit("/", 1)[0] if "/" in relative_path else ""
     storage.makedirs(parent)
     with storage.fs.open_output_stream(storage.full(relative_path)) as sink:
-        with pq.ParquetWriter(sink, table.schema, **codec_arguments(compression), store_schema=True,
-                              coerce_timestamps="us", allow_truncated_timestamps=True,
-                              use_dictionary=dictionary) as writer:
+        with pq.ParquetWriter(sink, table.schema, store_schema=True, coerce_timestamps="us",
+                              allow_truncated_timestamps=True,
+                              **encoding(table, compression, set(UNIQUE_META_COLUMNS) | set(unique_columns))) as writer:
             writer.write_table(table, row_group_size=1 << 20)
             # Footer entries added to the file only: as schema metadata they would also be copied into the
             # ARROW:schema entry, storing the bloom filter twice.

@@ -34,12 +34,12 @@ class MergeResult:
 
 def delete_mask(incoming: pa.Table, is_delete_column: str | None) -> pa.Array:
     """True for incoming rows that delete their key."""
-    mask = pa.array([False] * incoming.num_rows, pa.bool_())
-    if is_delete_column and is_delete_column in incoming.column_names:
-        mask = pc.or_(mask, pc.fill_null(incoming[is_delete_column], False))
-    if IS_DELETED_FIELD in incoming.column_names:
-        mask = pc.or_(mask, pc.fill_null(incoming[IS_DELETED_FIELD], False))
-    return mask
+    flags = [pc.fill_null(incoming[c], False) for c in (is_delete_column, IS_DELETED_FIELD)
+             if c and c in incoming.column_names]
+    if not flags:
+        return pa.repeat(pa.scalar(False), incoming.num_rows)
+    mask = flags[0] if len(flags) == 1 else pc.or_(*flags)
+    return mask.combine_chunks() if isinstance(mask, pa.ChunkedArray) else mask
 
 
 def data_columns(table: pa.Table) -> list[str]:

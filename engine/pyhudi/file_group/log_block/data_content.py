@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from pyhudi.errors import SchemaError
 from pyhudi.file_group.log_block.avro_codec import AvroRecordCodec, avro_schema_to_arrow
 from pyhudi.file_group.log_block.model import DEFAULT_PARQUET_COMPRESSION, LOG_BLOCK_VERSION
-from pyhudi.file_group.parquet_settings import codec_arguments, dictionary_columns
+from pyhudi.file_group.parquet_settings import encoding
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def encode_parquet_content(records: pa.Table, schema_json: str | None = None,
     else:
         table = records
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, **codec_arguments(compression), use_dictionary=dictionary_columns(table))
+    pq.write_table(table, sink, **encoding(table, compression))
     return sink.getvalue().to_pybytes()
 
 
