@@ -205,6 +205,34 @@ def test_slice_log_writer_appends_only_where_the_storage_can(tmp_path, monkeypat
     assert [(o.version, o.calls) for o in rolled] == [(3, [0]), (4, [1]), (5, [2])]
 
 
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_incompressible_columns_stored_uncompressed_read_everywhere(spark, tmp_path, table_type):
+    """A big gzip base file and log block store a column of random doubles UNCOMPRESSED (parquet's codec is per
+    column chunk; see parquet_settings.encoding) and gzip the rest; pyhudi, hudi-rs and Spark's reference agree."""
+    path = tmp_path / table_type
+    options = _options(f"uncompressed_{table_type}", **{"hoodie.datasource.write.table.type": table_type,
+                                                         "hoodie.parquet.compression.codec": "gzip"})
+
+    def batch(ids, ts):
+        return spark.range(*ids).select(F.col("id"), F.concat(F.lit("n"), F.col("id").cast("string")).alias("name"),
+                                        (F.rand(ts * 101) * 1000).alias("price"), F.lit(ts).cast("long").alias("ts"),
+                                        F.lit("eu").alias("region"))
+    pyhudi.write(batch((0, 10000), 1), str(path), options)
+    second = pyhudi.write(batch((0, 10000, 2), 2), str(path), options).instant_time
+    action = "deltacommit" if table_type == "MERGE_ON_READ" else "commit"
+    meta = json.loads((path / ".hoodie" / f"{second}.{action}").read_text())
+    for s in [s for group in meta["partitionToWriteStats"].values() for s in group]:
+        data = (path / s["path"]).read_bytes()
+        content = data[data.index(b"PAR1"):data.rindex(b"PAR1") + 4] if "logVersion" in s else data
+        metadata = pq.ParquetFile(pa.BufferReader(content)).metadata
+        codecs = {metadata.schema.column(i).name: metadata.row_group(0).column(i).compression
+                  for i in range(metadata.num_columns)}
+        assert codecs.pop("price") == "UNCOMPRESSED" and set(codecs.values()) == {"GZIP"}, codecs
+    assert rows(pyhudi.read(spark, path).select(*DATA), DATA) == \
+        _reference(spark, [(batch((0, 10000), 1), False), (batch((0, 10000, 2), 2), False)])
+    assert_same_rows_as_hudi_rs(spark, path, len(DATA))
+
+
 @pytest.mark.parametrize("codec", ["snappy", "gzip"])
 def test_parquet_log_blocks_take_the_table_codec(spark, tmp_path, codec):
     """A parquet data block is compressed with hoodie.parquet.compression.codec (Hudi's HoodieAppendHandle passes

@@ -6,7 +6,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pyhudi.file_group.parquet_settings import DICTIONARY_MIN_ROWS, DICTIONARY_MIN_ROWS_OTHER, GZIP_LEVEL, encoding
+from pyhudi.file_group.parquet_settings import (DICTIONARY_MIN_ROWS, DICTIONARY_MIN_ROWS_OTHER, GZIP_LEVEL, encoding,
+                                               incompressible)
 
 
 def _table(rows: int) -> pa.Table:
@@ -54,3 +55,28 @@ def _written(table: pa.Table, codec: str) -> bytes:
     sink = io.BytesIO()
     pq.write_table(table, sink, **encoding(table, codec))
     return sink.getvalue()
+
+
+def test_a_big_gzip_table_stores_incompressible_columns_uncompressed():
+    """Random doubles barely shrink under gzip: their chunk is UNCOMPRESSED (parquet names the codec per chunk),
+    the rest stays gzip; other codecs and small tables keep one codec; the rows read back the same."""
+    rows = DICTIONARY_MIN_ROWS["gzip"] * 2
+    table = _table(rows).append_column("lat", pa.array(np.random.default_rng(3).random(rows) * 180 - 90))
+    data = _written(table, "gzip")
+    meta = pq.ParquetFile(io.BytesIO(data)).metadata.row_group(0)
+    codecs = {meta.column(i).path_in_schema: meta.column(i).compression for i in range(meta.num_columns)}
+    assert codecs == {"id": "GZIP", "status": "GZIP", "flag": "GZIP", "lat": "UNCOMPRESSED"}
+    assert pq.read_table(io.BytesIO(data)).equals(table)
+    for codec, n in (("snappy", rows), ("gzip", 10)):
+        small = table.slice(0, n)
+        meta = pq.ParquetFile(io.BytesIO(_written(small, codec))).metadata.row_group(0)
+        assert {meta.column(i).compression for i in range(meta.num_columns)} == {codec.upper()}
+
+
+def test_incompressible_judges_numbers_and_strings_from_a_sample():
+    rng = np.random.default_rng(5)
+    assert incompressible(pa.chunked_array([pa.array(rng.random(50_000))]))
+    assert not incompressible(pa.array(np.arange(50_000, dtype=np.int64)))
+    assert not incompressible(pa.array([], pa.float64()))
+    assert not incompressible(pa.array([f"key-{i:08d}" for i in range(20_000)]).slice(100))        # sorted keys
+    assert not incompressible(pa.array([True, False] * 100))                                       # not judged
