@@ -26,7 +26,8 @@ from pyhudi.reader.file_slice_reader import CHANGE_EMIT, CHANGE_KEY
 from pyhudi.reader.plan import ScanPlan
 from pyhudi.schema.meta_fields import RECORD_KEY
 
-FILE = "__pyhudi_base_file"      # the base file a dropped key belongs to (its name)
+FILE = "__pyhudi_base_file"      # a base row's file name
+DROP_FILE, DROP_KEY = "__pyhudi_drop_file", "__pyhudi_drop_key"   # a dropped base row: its file name and key
 # Above this many log bytes the drop keys are not broadcast (Spark joins by shuffle instead).
 BROADCAST_LOG_BYTES = 64 * 1024 * 1024
 
@@ -43,22 +44,29 @@ def can_merge_natively(plan: ScanPlan) -> bool:
 
 def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     """The snapshot rows of ``plan`` (which has slices with log files). ``scan(uris)`` is the native scan of
-    base files in the table schema."""
+    base files in the table schema.
+
+    The base scans come first in the union and the Python pass over the logs last: Spark launches a stage's tasks
+    in partition order, and the pass's tasks (a Python worker each, ~0.1 s to start) would otherwise hold both
+    cores of a small machine before the first base row is read."""
     plain = [s.base_file.path for s in plan.slices if not s.log_files and s.base_file is not None]
     with_logs = [s for s in plan.slices if s.log_files]
     storage = plan.table.storage
-    parts = [_changes(spark, plan, with_logs, emit=True)]
+    parts = []
     merged_bases = [s.base_file.path for s in with_logs if s.base_file is not None]
     if merged_bases:
         base = scan([storage.uri(p) for p in merged_bases]).withColumn(FILE, F.col("_metadata.file_name"))
         drops = _changes(spark, plan, [s for s in with_logs if s.base_file is not None], emit=False)
         log_bytes = sum(log.size or 0 for s in with_logs for log in s.log_files)
         drops = drops.hint("broadcast" if log_bytes <= BROADCAST_LOG_BYTES else "merge")
-        # a join on same-named columns, and drop(): a few py4j calls where column objects cost ~4 per column
-        parts.append(base.join(drops, [FILE, RECORD_KEY], "left_anti").drop(FILE))
+        # one SQL condition on distinct names: the anti join keeps the base columns in table order (a join on
+        # same-named columns would put them first), and costs a few py4j calls where column objects cost ~4 each
+        parts.append(base.join(drops, F.expr(f"{FILE} = {DROP_FILE} AND {RECORD_KEY} = {DROP_KEY}"), "left_anti")
+                     .drop(FILE))
     if plain:
         parts.append(scan([storage.uri(p) for p in plain]))
-    out = parts[0]   # the emitted records, in the table's column order (the join puts its keys first)
+    parts.append(_changes(spark, plan, with_logs, emit=True))   # in the table's column order
+    out = parts[0]
     for part in parts[1:]:
         out = out.unionByName(part)
     return out
@@ -66,7 +74,7 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
 
 def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -> DataFrame:
     """``emit=True``: the log records of ``slices`` that the snapshot emits, in the table schema.
-    ``emit=False``: the base rows they drop, as (FILE, RECORD_KEY): base file name and record key."""
+    ``emit=False``: the base rows they drop, as (DROP_FILE, DROP_KEY): base file name and record key."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
     from pyspark.sql.types import StringType, StructField, StructType
@@ -75,7 +83,7 @@ def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -
     if emit:
         out_type = table_type
     else:
-        out_type = StructType([StructField(FILE, StringType(), False), StructField(RECORD_KEY, StringType(), False)])
+        out_type = StructType([StructField(DROP_FILE, StringType(), False), StructField(DROP_KEY, StringType(), False)])
     tasks = max(1, min(len(slices), spark.sparkContext.defaultParallelism))
     groups = [slices[i::tasks] for i in range(tasks)]
     base_uri = plan.table.storage.base_uri
