@@ -129,8 +129,15 @@ class Storage:
         self.fs.create_dir(self.full(relative), recursive=True)
 
     def write_bytes(self, relative: str, data: bytes) -> None:
-        parent = relative.rsplit("/", 1)[0] if "/" in relative else ""
-        self.makedirs(parent)
+        """Write a whole file; its folder is created when missing (tried first: most folders exist, and a write
+        makes dozens of files, e.g. one marker per data file)."""
+        try:
+            self._write(relative, data)
+        except FileNotFoundError:
+            self.makedirs(relative.rsplit("/", 1)[0] if "/" in relative else "")
+            self._write(relative, data)
+
+    def _write(self, relative: str, data: bytes) -> None:
         with self.fs.open_output_stream(self.full(relative)) as out:
             out.write(data)
 

@@ -91,13 +91,14 @@ def stamp_meta(records: pa.Table, ctx: WriteContext, file_name: str, partition_i
         "_hoodie_partition_path": records[PARTITION_PATH],
         "_hoodie_file_name": pa.repeat(pa.scalar(file_name, pa.string()), n),
     }
-    data = [_column_or_null(records, f) for f in ctx.data_schema]
+    names = set(records.column_names)
+    data = [_column_or_null(records, f, names) for f in ctx.data_schema]
     return pa.Table.from_arrays([columns[c] for c in META_COLUMNS] + data,
                                 schema=_with_meta(ctx.data_schema))
 
 
-def _column_or_null(records: pa.Table, fld: pa.Field) -> pa.ChunkedArray:
-    if fld.name in records.column_names:
+def _column_or_null(records: pa.Table, fld: pa.Field, names=None) -> pa.ChunkedArray:
+    if fld.name in (names if names is not None else records.column_names):
         column = records[fld.name]
         return column if column.type == fld.type else column.cast(fld.type)
     return pa.chunked_array([pa.nulls(records.num_rows, fld.type)])

@@ -4,6 +4,7 @@ between fastavro's schemaless binary Avro and Arrow tables."""
 from __future__ import annotations
 
 import io
+import functools
 import json
 from typing import Any, Callable, Iterable
 
@@ -59,7 +60,17 @@ def _is_nullable(schema: Any) -> bool:
 
 def avro_schema_to_arrow(avro_schema: str | dict) -> pa.Schema:
     """Arrow schema of the records of an Avro record schema (the SCHEMA header of a data block)."""
-    schema = json.loads(avro_schema) if isinstance(avro_schema, str) else avro_schema
+    if isinstance(avro_schema, str):   # every block of a write has the same header: parsed once
+        return _arrow_schema_of_json(avro_schema)
+    return _arrow_schema(avro_schema)
+
+
+@functools.lru_cache(maxsize=64)
+def _arrow_schema_of_json(avro_schema: str) -> pa.Schema:
+    return _arrow_schema(json.loads(avro_schema))
+
+
+def _arrow_schema(schema) -> pa.Schema:
     if not isinstance(schema, dict) or schema.get("type") != "record":
         raise SchemaError("A log block SCHEMA header must be an Avro record schema")
     return avro_to_arrow(schema)
