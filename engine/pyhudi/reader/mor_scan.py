@@ -53,10 +53,10 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     with_logs = [s for s in plan.slices if s.log_files]
     storage = plan.table.storage
     parts = []
-    merged_bases = [s.base_file.path for s in with_logs if s.base_file is not None]
-    if merged_bases:
-        base = scan([storage.uri(p) for p in merged_bases]).withColumn(FILE, F.col("_metadata.file_name"))
-        drops = _changes(spark, plan, [s for s in with_logs if s.base_file is not None], emit=False)
+    merged = [s for s in with_logs if s.base_file is not None]
+    if merged:
+        base = scan([storage.uri(s.base_file.path) for s in merged]).withColumn(FILE, F.col("_metadata.file_name"))
+        drops = _changes(spark, plan, merged, emit=False)
         log_bytes = sum(log.size or 0 for s in with_logs for log in s.log_files)
         drops = drops.hint("broadcast" if log_bytes <= BROADCAST_LOG_BYTES else "merge")
         # one SQL condition on distinct names: the anti join keeps the base columns in table order (a join on

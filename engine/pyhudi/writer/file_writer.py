@@ -91,17 +91,16 @@ def stamp_meta(records: pa.Table, ctx: WriteContext, file_name: str, partition_i
         "_hoodie_partition_path": records[PARTITION_PATH],
         "_hoodie_file_name": pa.repeat(pa.scalar(file_name, pa.string()), n),
     }
-    names = set(records.column_names)
-    data = [_column_or_null(records, f, names) for f in ctx.data_schema]
+    data = _data_columns(records, ctx.data_schema)
     return pa.Table.from_arrays([columns[c] for c in META_COLUMNS] + data,
                                 schema=_with_meta(ctx.data_schema))
 
 
-def _column_or_null(records: pa.Table, fld: pa.Field, names=None) -> pa.ChunkedArray:
-    if fld.name in (names if names is not None else records.column_names):
-        column = records[fld.name]
-        return column if column.type == fld.type else column.cast(fld.type)
-    return pa.chunked_array([pa.nulls(records.num_rows, fld.type)])
+def _data_columns(records: pa.Table, data_schema: pa.Schema) -> list[pa.ChunkedArray]:
+    """The columns of `data_schema` from `records`, cast to its types; null for a column `records` lacks."""
+    names = set(records.column_names)
+    return [(records[f.name] if records[f.name].type == f.type else records[f.name].cast(f.type))
+            if f.name in names else pa.chunked_array([pa.nulls(records.num_rows, f.type)]) for f in data_schema]
 
 
 def _with_meta(data_schema: pa.Schema) -> pa.Schema:
@@ -114,7 +113,7 @@ def _align_stored(stored: pa.Table, data_schema: pa.Schema, keygen=None) -> pa.T
     if keygen is not None:
         stored = with_keys(stored, keygen)
     meta = [stored[c] for c in META_COLUMNS]
-    data = [_column_or_null(stored, f) for f in data_schema]
+    data = _data_columns(stored, data_schema)
     return pa.Table.from_arrays(meta + data, schema=_with_meta(data_schema))
 
 
