@@ -155,6 +155,65 @@ def test_global_index_partition_change(spark, tmp_path, index, move):
     assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
 
 
+# The write paths an upsert can take (writer/write_action.py, writer/one_job.py): one Python task (a small
+# batch), the one job's stages, the counted plan (combine.before.upsert=false or a global index).
+WRITE_PATHS = {"one_task": {}, "one_job_stages": {"one_task": False}, "counted": {"combine": "false"}}
+
+
+def _on_path(monkeypatch, write_path: str, opts: dict) -> dict:
+    from pyhudi.writer import one_job
+
+    how = WRITE_PATHS[write_path]
+    if how.get("one_task") is False:
+        monkeypatch.setattr(one_job, "ONE_TASK_MAX_BYTES", -1)
+    if "combine" in how:
+        opts = {**opts, "hoodie.combine.before.upsert": how["combine"]}
+    return opts
+
+
+@pytest.mark.parametrize("index,write_path", [("SIMPLE", "one_task"), ("BLOOM", "one_task"),
+                                              ("BLOOM", "one_job_stages"), ("SIMPLE", "counted"),
+                                              ("BLOOM", "counted"), ("GLOBAL_BLOOM", "counted"),
+                                              ("GLOBAL_SIMPLE", "counted")])
+def test_mor_key_deleted_in_a_log_then_reinserted_is_updated_once(spark, tmp_path, monkeypatch, index, write_path):
+    """A merge-on-read delete leaves the key in its base file (a delete block in the log). An `insert` (which
+    skips the index) then puts the key in another file group: the next upsert must update that live copy only,
+    not also the deleted one (the table held the key twice: the long model-based profile found it)."""
+    path = str(tmp_path / "t")
+    opts = _on_path(monkeypatch, write_path, _options(index, "MERGE_ON_READ"))
+    pyhudi.write(_batch(spark, range(0, 12), 1, regions=("a",)), path, opts)
+    pyhudi.write(_batch(spark, [3], 2, regions=("a",)), path, {**opts, "hoodie.datasource.write.operation": "delete"})
+    pyhudi.write(_batch(spark, [3], 3, regions=("a",)), path, {**opts, "hoodie.datasource.write.operation": "insert"})
+    groups = HudiTable.load(path).view().file_groups
+    assert len(groups) == 2   # the re-inserted key lives in a new file group (the old one has a log: not small)
+    pyhudi.write(_batch(spark, [3, 4], 4, regions=("a",)), path, opts)
+    pyhudi.write(_batch(spark, [3], 5, regions=("a",)), path, {**opts, "hoodie.datasource.write.operation": "delete"})
+    pyhudi.write(_batch(spark, [3, 5], 6, regions=("a",)), path, opts)
+    snapshot = _snapshot(spark, path)
+    expected = sorted([(f"k{i:04d}", "a", 1, f"v{i}-1", "a") for i in range(12) if i not in (3, 4, 5)]
+                      + [("k0004", "a", 4, "v4-4", "a"), ("k0003", "a", 6, "v3-6", "a"), ("k0005", "a", 6, "v5-6", "a")])
+    assert snapshot == expected
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+@pytest.mark.parametrize("index", ["GLOBAL_SIMPLE", "GLOBAL_BLOOM"])
+def test_mor_global_index_moved_key_is_updated_once(spark, tmp_path, index):
+    """A global index moving a key to another partition deletes it from the old file group's log; the old base
+    file still holds it, so later upserts must find only the new location."""
+    path = str(tmp_path / "t")
+    flag = "hoodie.bloom.index.update.partition.path" if index == "GLOBAL_BLOOM" \
+        else "hoodie.simple.index.update.partition.path"
+    opts = _options(index, "MERGE_ON_READ", **{flag: "true"})
+    pyhudi.write(_batch(spark, range(0, 30), 1), path, opts)
+    for ts in (2, 3, 4):   # k0000 moves from region a to c, then is updated there twice
+        update = spark.createDataFrame([("k0000", "c", ts, f"moved-{ts}")], "id string, region string, ts long, val string")
+        pyhudi.write(update, path, opts)
+        snapshot = [r for r in _snapshot(spark, path) if r[0] == "k0000"]
+        assert snapshot == [("k0000", "c", ts, f"moved-{ts}", "c")]
+    assert len(_snapshot(spark, path)) == 30
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
 def test_bucket_ids_follow_hudi_and_rewrite_lands_in_same_group(spark, tmp_path):
     jvm = spark.sparkContext._jvm
     for key in ["k0001", "abc", "é-ü", "2020-01-01", "\U0001F600x"]:

@@ -57,6 +57,7 @@ from pyhudi.parallelism import file_task_partitions
 from pyhudi.py4j_calls import map_in_arrow
 from pyhudi.sorted_runs import run_bounds
 from pyhudi.writer.batch import with_keys
+from pyhudi.writer.live_keys import LiveKeyCheck
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, empty_stats,
                                       write_file_group)
@@ -187,9 +188,11 @@ def _send_to_candidates(plan: bloom.RangePlan, counters, batches):
     counters.add({("range", pid): (n_keys, in_range), ("partitions", pid): seen})
 
 
-def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, threads: int = 1):
+def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, threads: int = 1,
+             live: LiveKeyCheck | None = None):
     """Stage 2: per candidate file, which of its records it holds (FILE_ID_COLUMN set) and their write group;
-    `threads` files at a time (reading a file's keys releases the GIL; the staged job's tasks use one)."""
+    `threads` files at a time (reading a file's keys releases the GIL; the staged job's tasks use one). `live`:
+    merge-on-read file groups whose logs deleted base-file keys hold only the keys still live there."""
     runs = _sorted_groups(batches, [_FILE_POS])
     counters = _Shared(counters)
 
@@ -201,8 +204,10 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, 
         else:
             keys = run[RECORD_KEY].combine_chunks()
             found = bloom.keys_in_file(plan, storage, position, keys, counters)
-            mask = pc.is_in(keys, value_set=found)
             partition, file_id = plan.files[position]
+            if live is not None:
+                found = live.live(partition, file_id, found)
+            mask = pc.is_in(keys, value_set=found)
             file_ids = pc.if_else(mask, pa.scalar(file_id, pa.string()), none)
             route = "" if pack.is_small(partition, file_id) else file_id
             routes = pc.if_else(mask, pa.scalar(route, pa.string()), pa.scalar("", pa.string()))
@@ -307,12 +312,13 @@ def _write_group(ctx: WriteContext, pack: PackPlan, table: pa.Table) -> pa.Table
     return _pack(ctx, pack, table)
 
 
-def _routed_locally(lookup, bucket_args, storage, pack, counters, threads, batches):
+def _routed_locally(lookup, bucket_args, storage, pack, counters, threads, live, batches):
     """Stages 1 and 2 in this task: every record with its FILE_ID_COLUMN and ROUTE_COLUMN (see write)."""
     if bucket_args is not None:
         return _with_bucket_files(bucket_args, counters, batches)
     if lookup is not None and lookup.files:
-        return _confirm(lookup, storage, pack, counters, _send_to_candidates(lookup, counters, batches), threads)
+        return _confirm(lookup, storage, pack, counters, _send_to_candidates(lookup, counters, batches), threads,
+                        live)
     return (pa.RecordBatch.from_arrays(
         b.columns + [pa.repeat(pa.scalar(0, pa.int32()), b.num_rows), pa.nulls(b.num_rows, pa.string()),
                      pa.repeat(pa.scalar("", pa.string()), b.num_rows)],
@@ -330,30 +336,30 @@ def _write_groups_locally(ctx: WriteContext, pack: PackPlan, routed, threads: in
             yield from stats.to_batches()
 
 
-def _in_one_task(lookup, bucket_args, storage, ctx, pack, counters, threads, keygen, batches):
+def _in_one_task(lookup, bucket_args, storage, ctx, pack, counters, threads, keygen, live, batches):
     """A small batch: stages 1-3 in ONE Python task (no shuffle, one task launch instead of a few per core);
     with a `keygen` the batches are keyed here first."""
     batches = with_keys(keygen, batches) if keygen is not None else batches
-    routed = _routed_locally(lookup, bucket_args, storage, pack, counters, threads, batches)
+    routed = _routed_locally(lookup, bucket_args, storage, pack, counters, threads, live, batches)
     return _write_groups_locally(ctx, pack, routed, threads)
 
 
 # --- the job -------------------------------------------------------------------------------------------------------
 def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan, lookup: bloom.RangePlan | None,
           bucket_args: tuple | None, stats: IndexStats, n_groups: int, shuffles: bool = True,
-          one_task: bool = False, keygen=None) -> list[dict]:
+          one_task: bool = False, keygen=None, live: LiveKeyCheck | None = None) -> list[dict]:
     """Run the one job over `records` (keyed, with ARRIVAL and DELETE columns) and return its write stats.
     `lookup`: the range plan of every latest base file (BLOOM/SIMPLE), `bucket_args` (BUCKET), or neither
     (inserts: nothing is looked up). A batch that `shuffles` itself keeps adaptive execution (several jobs).
     `one_task` (a small batch, see in_one_task): the three stages run in one Python task, no shuffle; with a
-    `keygen`, `records` are not keyed yet and that task keys them."""
+    `keygen`, `records` are not keyed yet and that task keys them. `live`: see _confirm."""
     counters = bloom.new_counters(spark)
     if one_task:
         threads = min(MAX_TASK_THREADS, spark.sparkContext.defaultParallelism)
         plan_bc = spark.sparkContext.broadcast(lookup) if lookup is not None and lookup.files else None
         stats_df = map_in_arrow(records.coalesce(1), lambda batches: _in_one_task(
             plan_bc.value if plan_bc is not None else None, bucket_args, storage, ctx, pack, counters, threads,
-            keygen, batches), STATS_DDL)
+            keygen, live, batches), STATS_DDL)
         return _run(spark, stats_df, shuffles, counters, stats, lookup, ctx, bucket_args)
     fields = records.schema.fields
     if bucket_args is not None:
@@ -365,7 +371,8 @@ def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan,
         sent = map_in_arrow(records, lambda b: _send_to_candidates(plan_bc.value, counters, b), T.StructType(
             fields + [T.StructField(_FILE_POS, T.IntegerType()), T.StructField(NCAND_COLUMN, T.IntegerType())]))
         by_file = sent.repartition(file_task_partitions(spark, len(lookup.files) + 1), _FILE_POS)
-        routed = map_in_arrow(by_file, lambda b: _confirm(plan_bc.value, storage, pack, counters, b), T.StructType(
+        routed = map_in_arrow(by_file, lambda b: _confirm(plan_bc.value, storage, pack, counters, b, live=live),
+                              T.StructType(
             fields + [T.StructField(NCAND_COLUMN, T.IntegerType()), T.StructField(FILE_ID_COLUMN, T.StringType()),
                       T.StructField(ROUTE_COLUMN, T.StringType())]))
     else:

@@ -37,6 +37,7 @@ from pyhudi.writer.planning import (average_record_size, group_states, inserts_t
                                     with_auto_keys)
 from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
 from pyhudi.writer import one_job, virtual_keys
+from pyhudi.writer.live_keys import drop_dead_locations, live_key_check
 
 _SLOT_COLUMN = "_pyhudi_slot"
 
@@ -277,10 +278,11 @@ class WriteAction:
                 lookup, stats.footers_read = bloom.build_plan(
                     self.spark, self.storage, base_files, False, spec.prune_by_ranges and spec.is_bloom,
                     use_bloom=spec.is_bloom, keygen=self.virtual_keys)
+        live = live_key_check(self.table, view) if self.is_mor and lookup is not None else None
         n_groups = len(ctx.existing) + len({partition for partition, _ in ctx.existing}) + 1
         write_stats = one_job.write(self.spark, self.storage, records, ctx, pack, lookup, bucket_args, stats,
                                     n_groups, self._batch_shuffles, self._one_task,
-                                    self.keygen if self._keys_in_task else None)
+                                    self.keygen if self._keys_in_task else None, live)
         self._finish_index_stats(write_stats)
         if lookup is None and not spec.is_bucket:   # nothing looked up: every record went by the insert path
             stats.keys_looked_up = stats.updates + stats.inserts
@@ -326,6 +328,8 @@ class WriteAction:
             locations = lookup.stored_keys(self.spark, self.storage, paths, FILE_ID_COLUMN) \
                 if self.virtual_keys is None else virtual.stored_keys(self.spark, self.storage, paths, self.keygen,
                                                                       self.target_schema, FILE_ID_COLUMN)
+        if self.is_mor:   # keys deleted in a file group's logs are not located there (writer/live_keys.py)
+            locations = drop_dead_locations(locations, live_key_check(self.table, view, partitions), FILE_ID_COLUMN)
         return lookup.apply_locations(records, locations, FILE_ID_COLUMN, DELETE_COLUMN, spec.is_global,
                                       spec.update_partition_path)
 
