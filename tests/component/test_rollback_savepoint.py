@@ -169,3 +169,60 @@ def test_restore_interrupted_mid_rollback_is_finished_by_the_next_writer(spark, 
     assert leftovers(str(path)) == CLEAN
     timeline = HudiTable.load(str(path)).timeline()
     assert [i.action for i in timeline.completed(["restore"])] == ["restore"]
+
+
+# Every write cleans (1 commit retained) and archives (2..3 commits kept): the rollbacks below reach back past
+# cleaned file versions and archived commits.
+_SHORT_HISTORY = {"hoodie.cleaner.commits.retained": "1", "hoodie.keep.min.commits": "2",
+                  "hoodie.keep.max.commits": "3"}
+
+
+def _write(spark, path, options, keys, ts, operation="insert"):
+    records = [(k, f"n{k}_{ts}", ts, f"p{k % 2}") for k in sorted(keys)]
+    return str(pyhudi.write(_df(spark, records), path,
+                            {**options, "hoodie.datasource.write.operation": operation}))
+
+
+def test_rollback_refused_when_clean_removed_what_it_falls_back_to_past_archived_commits(spark, tmp_path):
+    """Rolling back the second insert would fall back to file versions of archived commits that the cleaner
+    deleted: refused, table unchanged (it used to roll back and leave the table empty; long model-based
+    profile)."""
+    from pyhudi.services.rollback import RollbackError
+
+    path = str(tmp_path / "t")
+    options = {**_options("rbc", "COPY_ON_WRITE"), **_SHORT_HISTORY}
+    _write(spark, path, options, {0, 3}, 1)
+    _write(spark, path, options, {1}, 2)
+    merged = _write(spark, path, options, {2, 4, 7}, 3)     # merged into both partitions' small files
+    deleted = _write(spark, path, options, {2, 3, 7}, 4, "delete")
+    assert pyhudi.rollback_to_instant(spark, path, deleted)
+    timeline = HudiTable.load(path).timeline()
+    assert [i.time for i in timeline.completed_writes()] == [merged]   # the first two are archived
+    before = _state(spark, path)
+    assert [k for k, _ in before] == [0, 1, 2, 3, 4, 7]
+    with pytest.raises(RollbackError, match=r"(?s)file slices the table would fall back to are gone.*clean"):
+        pyhudi.rollback_to_instant(spark, path, merged)
+    assert _state(spark, path) == before
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_rollback_of_the_last_commit_on_the_active_timeline_is_refused(spark, tmp_path):
+    """Readers count archived commits' files as committed because they are older than the first write on the
+    active timeline; rolling back the only write left there would make the table read empty: refused. (Copy-on-
+    write: a merge-on-read table keeps its delta commits since the last compaction on the active timeline.)"""
+    from pyhudi.services.rollback import RollbackError
+
+    path = str(tmp_path / "t")
+    options = {**_options("rbl", "COPY_ON_WRITE"), **_SHORT_HISTORY,
+               "hoodie.datasource.write.partitionpath.field": "region"}
+    instants = [str(pyhudi.write(_df(spark, [(n, f"v{n}", n, f"r{n}")]), path, options)) for n in range(5)]
+    active = [i.time for i in HudiTable.load(path).timeline().completed_writes()]
+    assert active == instants[-len(active):] and len(active) < 5   # the first commits are archived
+    for instant in reversed(active[1:]):
+        assert pyhudi.rollback_to_instant(spark, path, instant)
+    before = _state(spark, path)
+    assert before == [(n, f"v{n}") for n in range(5 - len(active) + 1)]
+    with pytest.raises(RollbackError, match="only commit left on the active timeline"):
+        pyhudi.rollback_to_instant(spark, path, active[0])
+    assert _state(spark, path) == before
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)

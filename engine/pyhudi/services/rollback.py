@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 
+from pyhudi import config as C
 from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.markers import create_marker, delete_markers, marked_files
 from pyhudi.actions.service_commit import ServiceInstantCommit
@@ -34,7 +35,7 @@ from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
-                             normalize_instant_argument)
+                             has_archived_instants, normalize_instant_argument)
 
 # Actions a restore rolls back (Hudi's write timeline).
 RESTORABLE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION)
@@ -71,6 +72,7 @@ def rollback_to_instant(spark, path, instant_time: str) -> bool:
         raise RollbackError(f"cannot roll back {instant_time} of table {base}: instants after it are pending "
                             f"({', '.join(str(i) for i in later)}); finish or roll them back first")
     _refuse_if_cleaned(table, timeline, target)
+    _refuse_if_last_active_write(table, timeline, target)
     rollback(table, _resolve_action(table.storage, target), timeline)
     return True
 
@@ -78,24 +80,43 @@ def rollback_to_instant(spark, path, instant_time: str) -> bool:
 def _refuse_if_cleaned(table: HudiTable, timeline: Timeline, target: Instant) -> None:
     """Rolling back `target` makes the table fall back to the file slices before it. When the cleaner already
     deleted those (e.g. KEEP_LATEST_FILE_VERSIONS with 1 version), the rollback would lose the rows: refuse, as Hudi
-    refuses to savepoint or restore beyond the cleaner's window."""
-    before = [i for i in timeline.completed_writes() if i.time < target.time]
-    if not before:
-        return
+    refuses to savepoint or restore beyond the cleaner's window. The slices before it may belong to archived
+    commits: the view just before the target counts them (they are older than the active timeline's start)."""
     meta = timeline.read_metadata(target)
     needed = {(p, s.get("fileId")) for p, stats in (meta.get("partitionToWriteStats") or {}).items() for s in stats
               if str(s.get("prevCommit") or "null") != "null"}
     needed |= {(p, f) for p, ids in (meta.get("partitionToReplaceFileIds") or {}).items() for f in ids}
-    present = table.view(as_of=before[-1].time, timeline=timeline).file_groups
+    if not needed:
+        return
+    just_before = str(int(target.time) - 1).zfill(len(target.time))
+    present = table.view(as_of=just_before, timeline=timeline).file_groups
     missing = sorted(f"{p}/{f}" if p else str(f) for p, f in needed if (p, f) not in present)
     if missing:
-        cleans = [i.time for i in timeline.completed(["clean"]) if i.time > before[-1].time]
+        before = [i.time for i in timeline.completed_writes() if i.time < target.time]
+        cleans = [i.time for i in timeline.completed(["clean"]) if not before or i.time > before[-1]]
         raise RollbackError(
             f"cannot roll back {target.time} of table {table.storage.base_uri}: the file slices the table would "
             f"fall back to are gone (file groups {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}"
             f"{'; deleted by clean ' + ', '.join(cleans) if cleans else ''}). Rolling back would lose their rows; "
             "the table is left unchanged. Restore a savepoint taken before the commit instead, or keep more "
             "versions (hoodie.cleaner.commits.retained / hoodie.cleaner.fileversions.retained)")
+
+
+def _refuse_if_last_active_write(table: HudiTable, timeline: Timeline, target: Instant) -> None:
+    """Readers (Hudi, hudi-rs, pyhudi) count the files of archived commits as committed because they are older
+    than the first write on the active timeline. Rolling back the only write left there removes that boundary,
+    and the archived commits' rows would vanish from every reader: refuse."""
+    if any(i.time != target.time for i in timeline.completed_writes()):
+        return
+    archive_folder = table.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default
+    if not has_archived_instants(table.storage, archive_folder):
+        return
+    raise RollbackError(
+        f"cannot roll back {target.time} of table {table.storage.base_uri}: it is the only commit left on the "
+        "active timeline and the commits before it are archived; without a commit on the active timeline, "
+        "readers no longer see the archived commits' files and the table would read empty. The table is left "
+        "unchanged. Write the reverse change as a new commit instead, or keep more commits on the active "
+        "timeline (hoodie.keep.min.commits / hoodie.keep.max.commits)")
 
 
 def restore_to_savepoint(spark, path, instant_time: str) -> bool:
