@@ -135,22 +135,43 @@ def _in_range_pairs(plan: RangePlan, batches, counters):
     counters.add({("range", task.partitionId() if task else 0): (n_keys, in_range)})
 
 
-def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counters) -> pa.Array:
+def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counters,
+                 trusted: pa.Array | None = None) -> pa.Array:
     """Executor, one file: its bloom filter, then (for the positives) its key column decide which of `keys` are
-    in it; returns those keys (each once)."""
+    in it; returns those keys (each once).
+
+    `trusted` (a mask over `keys`): keys whose bloom positive counts as found without reading the key column -
+    the caller knows no other file's key range holds them (see one_job._confirm). A false positive (rate
+    hoodie.index.bloom.fpp) then sends a new key to this file group, where it is written as an insert of that
+    file (the copy-on-write merge finds no stored record; a merge-on-read log record without a base row reads as
+    one): the rows stay right, only that key's placement and its insert/update count differ."""
     path = plan.paths[position]
-    with storage.fs.open_input_file(storage.full(path)) as source:   # one open, one footer parse per file
-        parquet = pq.ParquetFile(source)
-        bloom = bloom_filter(storage, path, plan.cache_epoch, footer=lambda: footer_of(parquet)) \
+    opened: list = []
+
+    def parquet() -> pq.ParquetFile:   # opened at most once, and only when needed (the filter may be cached)
+        if not opened:
+            source = storage.fs.open_input_file(storage.full(path))
+            opened.extend([pq.ParquetFile(source), source])
+        return opened[0]
+
+    try:
+        bloom = bloom_filter(storage, path, plan.cache_epoch, footer=lambda: footer_of(parquet())) \
             if plan.use_bloom else None
-        positives = keys if bloom is None else keys.filter(pa.array(bloom.might_contain_many(keys)))
-        if len(positives):   # hash the few positives, probe the file's keys (each stored once)
-            stored = parquet.read(columns=[RECORD_KEY], use_threads=False)[RECORD_KEY].combine_chunks() \
-                if plan.keygen is None else file_record_keys(parquet, plan.keygen)
-            found = stored.filter(pc.is_in(stored, value_set=positives))
-        else:
-            found = positives
-    counters.add({("file", position): (len(positives), len(found))})
+        positive = pa.array(bloom.might_contain_many(keys)) if bloom is not None else None
+        check = keys if positive is None else keys.filter(
+            positive if trusted is None else pc.and_(positive, pc.invert(trusted)))
+        found = keys.filter(pc.and_(positive, trusted)) if positive is not None and trusted is not None \
+            else keys.slice(0, 0)
+        if len(check):   # hash the few positives, probe the file's keys (each stored once)
+            stored = parquet().read(columns=[RECORD_KEY], use_threads=False)[RECORD_KEY].combine_chunks() \
+                if plan.keygen is None else file_record_keys(parquet(), plan.keygen)
+            confirmed = stored.filter(pc.is_in(stored, value_set=check))
+            found = pa.concat_arrays([found, confirmed.cast(found.type)]) if len(found) else confirmed
+    finally:
+        if opened:
+            opened[1].close()
+    n_positive = len(keys) if positive is None else pc.sum(positive).as_py() or 0
+    counters.add({("file", position): (n_positive, len(found))})
     return found
 
 

@@ -203,7 +203,9 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, 
             file_ids, routes = none, pa.repeat(pa.scalar("", pa.string()), run.num_rows)
         else:
             keys = run[RECORD_KEY].combine_chunks()
-            found = bloom.keys_in_file(plan, storage, position, keys, counters)
+            # a key no other file's range holds: its bloom positive is taken as found (see keys_in_file)
+            only_candidate = pc.equal(run[NCAND_COLUMN].combine_chunks(), 1)
+            found = bloom.keys_in_file(plan, storage, position, keys, counters, trusted=only_candidate)
             partition, file_id = plan.files[position]
             if live is not None:
                 found = live.live(partition, file_id, found)
