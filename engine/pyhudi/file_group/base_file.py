@@ -127,16 +127,24 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
                        meta_str.get(FOOTER_MAX_KEY))
 
 
-def read_footer(storage: Storage, relative_path: str) -> dict[str, str]:
-    """The key-value footer of a base file (bloom filter, key range, avro schema)."""
+def read_footer(storage: Storage, relative_path: str, keys: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The key-value footer of a base file (bloom filter, key range, avro schema); only `keys` when given."""
     with storage.fs.open_input_file(storage.full(relative_path)) as source:
-        return footer_of(pq.ParquetFile(source))
+        return footer_of(pq.ParquetFile(source), keys)
 
 
-def footer_of(parquet_file: pq.ParquetFile) -> dict[str, str]:
-    """The key-value footer of an open base file."""
+def footer_of(parquet_file: pq.ParquetFile, keys: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The key-value footer of an open base file; only `keys` when given (a bloom filter is ~1 MB of text)."""
     raw = parquet_file.metadata.metadata or {}
+    if keys is not None:
+        wanted = {k.encode() for k in keys}
+        return {k.decode(): v.decode() for k, v in raw.items() if k in wanted}
     return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+def raw_footer_of(parquet_file: pq.ParquetFile) -> dict[bytes, bytes]:
+    """The key-value footer as stored (bytes): the bloom filter's Base64 decodes from bytes without a copy."""
+    return parquet_file.metadata.metadata or {}
 
 
 def read_base_file(storage: Storage, relative_path: str, columns: list[str] | None = None) -> pa.Table:

@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from pyhudi.file_group.base_file import read_footer
 from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, BloomFilter, from_footer
@@ -40,8 +40,11 @@ def _key_range(footer: dict[str, str]) -> FileKeys:
     return FileKeys(low, high, None, len(low or "") + len(high or "") + 64)
 
 
+_RANGE_KEYS = (FOOTER_MIN_KEY, FOOTER_MAX_KEY)
+
+
 def _range_subset(footer: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in footer.items() if k in (FOOTER_MIN_KEY, FOOTER_MAX_KEY)}
+    return {k: v for k, v in footer.items() if k in _RANGE_KEYS}
 
 
 class FooterCache:
@@ -86,9 +89,10 @@ BLOOM_CACHE = FooterCache(EXECUTOR_CACHE_BUDGET_BYTES)    # bloom filters (in ea
 
 
 def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache = BLOOM_CACHE,
-                 footer: Callable[[], dict[str, str]] | None = None) -> BloomFilter | None:
+                 footer: Callable[[], Mapping] | None = None) -> BloomFilter | None:
     """The bloom filter in a base file's footer (None when it has none), from the cache, else from `footer()` (the
-    caller's open file) or storage; a cache filled under another driver cache epoch is dropped first."""
+    caller's open file: str or bytes entries) or storage; a cache filled under another driver cache epoch is
+    dropped first."""
     if cache.epoch != epoch:
         cache.clear()
         cache.epoch = epoch
@@ -96,8 +100,8 @@ def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache
     hit = cache.get(uri)
     if hit is None:
         footer = footer() if footer is not None else read_footer(storage, path)
-        size = sum(len(v) for k, v in footer.items() if k.endswith("bloomfilter"))
-        hit = FileKeys(footer.get(FOOTER_MIN_KEY), footer.get(FOOTER_MAX_KEY), from_footer(footer), size)
+        size = sum(len(v) for k, v in footer.items() if k.endswith("bloomfilter" if isinstance(k, str) else b"bloomfilter"))
+        hit = FileKeys(None, None, from_footer(footer), size)   # the key range is the driver's (CACHE)
         cache.reads += 1
         cache.put(uri, hit)
     return hit.bloom
@@ -124,7 +128,7 @@ def file_keys(spark, storage: Storage, paths: list[str], cache: FooterCache = CA
             footers = _read_in_spark(spark, storage, [p for p, _ in missing])
         else:
             with ThreadPoolExecutor(max_workers=min(8, len(missing))) as pool:   # pyarrow reads without the GIL
-                footers = list(pool.map(lambda item: _range_subset(read_footer(storage, item[0])), missing))
+                footers = list(pool.map(lambda item: read_footer(storage, item[0], _RANGE_KEYS), missing))
         cache.reads += len(missing)
         for (_, uri), footer in zip(missing, footers):
             keys = _key_range(footer)
@@ -139,7 +143,7 @@ def _read_in_spark(spark, storage: Storage, paths: list[str]) -> list[dict[str, 
 
     def read(part):
         for index, path in part:
-            yield index, _range_subset(read_footer(storage, path))
+            yield index, read_footer(storage, path, _RANGE_KEYS)
 
     rows = spark.sparkContext.parallelize(list(enumerate(paths)), slices).mapPartitions(read).collect()
     by_index = dict(rows)

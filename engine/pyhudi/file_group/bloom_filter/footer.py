@@ -14,12 +14,13 @@ from pyhudi.file_group.bloom_filter.params import (FOOTER_BLOOM_KEY, FOOTER_MAX_
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _footer_get(metadata: Mapping, key: str):
+def _footer_get(metadata: Mapping, key: str, raw: bool = False):
+    """A footer value by str key from str or bytes entries; `raw`: bytes stay bytes (the Base64 filter)."""
     if key in metadata:
         value = metadata[key]
     else:
         value = metadata.get(key.encode("utf-8"))
-    if isinstance(value, bytes):
+    if isinstance(value, bytes) and not raw:
         value = value.decode("utf-8")
     return value
 
@@ -30,9 +31,9 @@ def from_footer(metadata: Mapping | None) -> BloomFilter | None:
     back to the old ``com.uber.hoodie.bloomfilter`` key and to SIMPLE when no type code is present."""
     if not metadata:
         return None
-    serialized = _footer_get(metadata, FOOTER_BLOOM_KEY)
+    serialized = _footer_get(metadata, FOOTER_BLOOM_KEY, raw=True)
     if serialized is None:
-        serialized = _footer_get(metadata, FOOTER_OLD_BLOOM_KEY)
+        serialized = _footer_get(metadata, FOOTER_OLD_BLOOM_KEY, raw=True)
     if serialized is None:
         return None
     return BloomFilter.deserialize(serialized, _footer_get(metadata, FOOTER_TYPE_KEY))

@@ -101,18 +101,21 @@ def read_bit_filter(raw: bytes, pos: int, what: str) -> tuple[BitFilter, int]:
 
 
 def decode_base64(serialized, type_code: str) -> bytes:
-    if isinstance(serialized, bytes):
+    """The filter's bytes from its footer text (str, or bytes as a parquet footer stores it: decoded without
+    converting ~1 MB to str and back)."""
+    if isinstance(serialized, str):
         try:
-            serialized = serialized.decode("ascii")
-        except UnicodeDecodeError as exc:
+            serialized = serialized.encode("ascii")
+        except UnicodeEncodeError as exc:
             raise CorruptFileError(f"{type_code} bloom filter string is not Base64 text: {exc}") from exc
-    if not isinstance(serialized, str):
+    if not isinstance(serialized, (bytes, bytearray)):
         raise CorruptFileError(f"{type_code} bloom filter must be a Base64 string, got {type(serialized).__name__}")
-    text = serialized.strip()
+    text = serialized.strip() if serialized[:1].isspace() or serialized[-1:].isspace() else serialized
     if not text:
         raise CorruptFileError(f"{type_code} bloom filter string is empty")
     # Java's Base64 decoder accepts missing padding; Python's strict mode does not.
-    text += "=" * (-len(text) % 4)
+    if len(text) % 4:
+        text += b"=" * (-len(text) % 4)
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as exc:
