@@ -18,7 +18,7 @@ from pyhudi.cdc import check_cdc_table
 from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.model import FileSlice
 from pyhudi.table import HudiTable
-from pyhudi.timeline import REPLACE_COMMIT, has_archived_instants, normalize_instant_argument
+from pyhudi.timeline import REPLACE_COMMIT, normalize_instant_argument
 
 NO_DATA_CHANGE = {"compact", "cluster", "log_compact"}   # operationType values (lowercase) that move records
 
@@ -69,8 +69,7 @@ def plan_changes(path: str, options: dict | None) -> CdcPlan:
     in_range = [i for i in writes if i.time > begin and (end is None or i.time <= end)]
     end = end or (in_range[-1].time if in_range else begin)
     start = next((i.time for i in writes), None)
-    if start is not None and begin < start and begin != "000" and has_archived_instants(
-            table.storage, table.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default):
+    if start is not None and begin < start and begin != "000" and table.has_archived_instants():
         raise TimelineError(f"CDC query on {table.name}: begin instant {begin} is older than the active timeline "
                             f"(starts at {start}; older commits are archived), so their changes cannot be read; "
                             "start the query at or after the first active instant")

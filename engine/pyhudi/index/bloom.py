@@ -13,6 +13,7 @@ Counters go to an accumulator, so the lookup adds no Spark action: they arrive w
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,15 +147,15 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
     file (the copy-on-write merge finds no stored record; a merge-on-read log record without a base row reads as
     one): the rows stay right, only that key's placement and its insert/update count differ."""
     path = plan.paths[position]
-    opened: list = []
+    opened: list[pq.ParquetFile] = []
+    files = contextlib.ExitStack()
 
     def parquet() -> pq.ParquetFile:   # opened at most once, and only when needed (the filter may be cached)
         if not opened:
-            source = storage.fs.open_input_file(storage.full(path))
-            opened.extend([pq.ParquetFile(source), source])
+            opened.append(pq.ParquetFile(files.enter_context(storage.fs.open_input_file(storage.full(path)))))
         return opened[0]
 
-    try:
+    with files:
         bloom = bloom_filter(storage, path, plan.cache_epoch, footer=lambda: raw_footer_of(parquet())) \
             if plan.use_bloom else None
         positive = pa.array(bloom.might_contain_many(keys)) if bloom is not None else None
@@ -167,9 +168,6 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
                 if plan.keygen is None else file_record_keys(parquet(), plan.keygen)
             confirmed = stored.filter(pc.is_in(stored, value_set=check))
             found = pa.concat_arrays([found, confirmed.cast(found.type)]) if len(found) else confirmed
-    finally:
-        if opened:
-            opened[1].close()
     n_positive = len(keys) if positive is None else pc.sum(positive).as_py() or 0
     counters.add({("file", position): (n_positive, len(found))})
     return found

@@ -43,10 +43,6 @@ def _key_range(footer: dict[str, str]) -> FileKeys:
 _RANGE_KEYS = (FOOTER_MIN_KEY, FOOTER_MAX_KEY)
 
 
-def _range_subset(footer: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in footer.items() if k in _RANGE_KEYS}
-
-
 class FooterCache:
     """LRU of FileKeys by full file URI, bounded by the bloom filters' size."""
 

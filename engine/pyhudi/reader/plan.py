@@ -16,7 +16,7 @@ from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.file_group.model import FileSlice
 from pyhudi.schema import avro_to_arrow
 from pyhudi.table import HudiTable
-from pyhudi.timeline import Timeline, has_archived_instants, normalize_instant_argument
+from pyhudi.timeline import Timeline, normalize_instant_argument
 
 
 @dataclass
@@ -118,7 +118,7 @@ def _archived(table: HudiTable, view, instant_time: str) -> bool:
     """Hudi's isBeforeTimelineStarts, counted only when instants were actually archived (or the active
     timeline starts after the query instant for another reason, e.g. a restore)."""
     return view.timeline_start is not None and instant_time < view.timeline_start \
-        and has_archived_instants(table.storage, table.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default)
+        and table.has_archived_instants()
 
 
 def table_schema(table: HudiTable, timeline=None) -> pa.Schema:

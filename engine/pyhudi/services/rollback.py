@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import time
 
-from pyhudi import config as C
 from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.markers import create_marker, delete_markers, marked_files
 from pyhudi.actions.service_commit import ServiceInstantCommit
@@ -35,7 +34,7 @@ from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
-                             has_archived_instants, normalize_instant_argument)
+                             normalize_instant_argument)
 
 # Actions a restore rolls back (Hudi's write timeline).
 RESTORABLE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION)
@@ -108,8 +107,7 @@ def _refuse_if_last_active_write(table: HudiTable, timeline: Timeline, target: I
     and the archived commits' rows would vanish from every reader: refuse."""
     if any(i.time != target.time for i in timeline.completed_writes()):
         return
-    archive_folder = table.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default
-    if not has_archived_instants(table.storage, archive_folder):
+    if not table.has_archived_instants():
         return
     raise RollbackError(
         f"cannot roll back {target.time} of table {table.storage.base_uri}: it is the only commit left on the "

@@ -21,7 +21,7 @@ from pyhudi import config as C
 from pyhudi.errors import NotAHudiTableError, UnsupportedTableVersionError
 from pyhudi.file_group.naming import PARTITION_METAFILE
 from pyhudi.storage import Storage
-from pyhudi.timeline import METAFOLDER, Timeline
+from pyhudi.timeline import METAFOLDER, Timeline, has_archived_instants
 
 from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_FILE,  # noqa: F401 (re-exports)
                                      SUPPORTED_TABLE_VERSIONS, TableProperties, dump_properties, load_properties,
@@ -94,6 +94,11 @@ class HudiTable:
 
     def view(self, as_of: str | None = None, timeline: Timeline | None = None) -> "FileSystemView":
         return FileSystemView(self, timeline or self.timeline(), as_of)
+
+    def has_archived_instants(self) -> bool:
+        """The archiver moved instants out of the active timeline (into hoodie.archivelog.folder)."""
+        folder = self.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default
+        return has_archived_instants(self.storage, folder)
 
     def latest_avro_schema(self, timeline: Timeline | None = None) -> dict | None:
         """Writer schema (Avro JSON, no meta columns) of the latest completed write, else the create schema."""
