@@ -196,6 +196,56 @@ def test_mor_key_deleted_in_a_log_then_reinserted_is_updated_once(spark, tmp_pat
     assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
 
 
+def _flagged_regions(path) -> set[str]:
+    from pyhudi.writer.live_keys import live_key_check
+    table = HudiTable.load(str(path))
+    check = live_key_check(table, table.view())
+    return set() if check is None else {partition for partition, _ in check.slices}
+
+
+def test_mor_slices_older_than_the_timeline_are_checked_only_when_archived_commits_wrote_their_logs(spark,
+                                                                                                    tmp_path):
+    """The live-key check reads a slice's logs when a commit wrote deletes there, or, as a precaution, when its
+    log files may hold archived commits' deletes (their write stats are gone). After a compaction is archived,
+    its base files are older than the active timeline, but the log files written since were all created on it
+    (the archiver keeps the delta commits since the last compaction): no log is read on every later upsert."""
+    path = str(tmp_path / "t")
+    opts = _options("SIMPLE", "MERGE_ON_READ", **{"hoodie.cleaner.commits.retained": "1",
+                                                   "hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"})
+    ab = ("a", "b")
+    pyhudi.write(_batch(spark, range(0, 12), 1, regions=ab), path, opts)
+    pyhudi.write(_batch(spark, [0, 1], 2, regions=ab), path, opts)
+    [compaction] = pyhudi.compact(spark, path, options=opts)
+    for ts in (3, 4, 5, 6):       # updates after the compaction; the archiver then archives it
+        pyhudi.write(_batch(spark, [0, 1], ts, regions=ab), path, opts)
+    assert HudiTable.load(path).view().before_timeline_start(compaction)
+    assert _flagged_regions(path) == set()      # was {"a", "b"}: a log decode per upsert into either
+    pyhudi.write(_batch(spark, [2], 7, regions=ab), path, {**opts, "hoodie.datasource.write.operation": "delete"})
+    assert _flagged_regions(path) == {"a"}       # the delete's write stat
+    pyhudi.write(_batch(spark, [2], 8, regions=ab), path, {**opts, "hoodie.datasource.write.operation": "insert",
+                                                             "hoodie.parquet.small.file.limit": "0"})
+    pyhudi.write(_batch(spark, [0, 2], 9, regions=ab), path, opts)
+    expected = sorted([(f"k{i:04d}", ab[i % 2], 1, f"v{i}-1", ab[i % 2]) for i in range(3, 12)]
+                      + [("k0001", "b", 6, "v1-6", "b"), ("k0000", "a", 9, "v0-9", "a"), ("k0002", "a", 9, "v2-9", "a")])
+    assert _snapshot(spark, path) == expected
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_log_write_stat_records_where_an_append_starts():
+    """On storage that can append, a write extends the slice's latest log file: its HoodieDeltaWriteStat has
+    the offset its blocks start at and the bytes it appended (HoodieAppendHandle), so readers and the live-key
+    check can tell which commit created the file."""
+    from pyhudi.actions.metadata import write_stat
+    from pyhudi.writer.file_writer import WrittenFile, stats_table
+    row = stats_table([("a", "fg", WrittenFile("a/.fg_1.log.1_0-1-1", 3, 500, None, None), "1", 0, 3, 0)],
+                      log_version=1, base_file="fg_0-1-1_1.parquet", log_offset=1200).to_pylist()[0]
+    stat = write_stat(row)
+    assert (stat["logOffset"], stat["fileSizeInBytes"], stat["totalWriteBytes"]) == (1200, 500, 500)
+    created = write_stat(stats_table([("a", "fg", WrittenFile("a/.fg_1.log.2_0-1-1", 3, 500, None, None), "1", 0, 3,
+                                       0)], log_version=2, base_file="", log_offset=0).to_pylist()[0])
+    assert created["logOffset"] == 0
+
+
 @pytest.mark.parametrize("index", ["GLOBAL_SIMPLE", "GLOBAL_BLOOM"])
 def test_mor_global_index_moved_key_is_updated_once(spark, tmp_path, index):
     """A global index moving a key to another partition deletes it from the old file group's log; the old base

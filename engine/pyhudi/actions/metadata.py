@@ -20,13 +20,15 @@ OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_
 # The one stats row a writer task returns per written file (write_stat turns it into a HoodieWriteStat).
 STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "
              "num_inserts long, num_updates long, num_deletes long, file_size long, min_key string, max_key string, "
-             "log_version long, base_file string, min_event_time long, max_event_time long, cdc_stats string")
+             "log_version long, base_file string, min_event_time long, max_event_time long, cdc_stats string, "
+             "log_offset long")
 STATS_SCHEMA = pa.schema([("partition_path", pa.string()), ("file_id", pa.string()), ("path", pa.string()),
                           ("prev_commit", pa.string()), ("num_writes", pa.int64()), ("num_inserts", pa.int64()),
                           ("num_updates", pa.int64()), ("num_deletes", pa.int64()), ("file_size", pa.int64()),
                           ("min_key", pa.string()), ("max_key", pa.string()), ("log_version", pa.int64()),
                           ("base_file", pa.string()), ("min_event_time", pa.int64()),
-                          ("max_event_time", pa.int64()), ("cdc_stats", pa.string())])
+                          ("max_event_time", pa.int64()), ("cdc_stats", pa.string()),
+                          ("log_offset", pa.int64())])
 
 
 def _get(row, name: str):
@@ -58,7 +60,10 @@ def write_stat(row) -> dict:
         "runtimeStats": {"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
     }
     if row["log_version"] is not None:   # HoodieDeltaWriteStat
-        stat.update({"logVersion": row["log_version"], "logOffset": 0, "baseFile": row["base_file"],
+        # logOffset: where this write's blocks start (0: the write created the file; more: it appended, on
+        # storage that can append); fileSizeInBytes is then the appended bytes, as HoodieAppendHandle records
+        stat.update({"logVersion": row["log_version"], "logOffset": _get(row, "log_offset") or 0,
+                     "baseFile": row["base_file"],
                      "logFiles": [row["path"].rsplit("/", 1)[-1]]})
     return stat
 

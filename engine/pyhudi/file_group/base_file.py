@@ -17,6 +17,7 @@ import struct
 from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
                                             BloomFilter, bit_size, num_hashes)
 from pyhudi.errors import CorruptFileError
+from pyhudi.file_group.footer_scan import find_entries, footer_bytes
 from pyhudi.file_group.parquet_settings import encoding
 from pyhudi.schema.meta_fields import META_FIELDS, UNIQUE_META_FIELDS
 from pyhudi.storage import Storage
@@ -129,22 +130,29 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
 
 def read_footer(storage: Storage, relative_path: str, keys: tuple[str, ...] | None = None) -> dict[str, str]:
     """The key-value footer of a base file (bloom filter, key range, avro schema); only `keys` when given."""
-    with storage.fs.open_input_file(storage.full(relative_path)) as source:
-        return footer_of(pq.ParquetFile(source), keys)
-
-
-def footer_of(parquet_file: pq.ParquetFile, keys: tuple[str, ...] | None = None) -> dict[str, str]:
-    """The key-value footer of an open base file; only `keys` when given (a bloom filter is ~1 MB of text)."""
-    raw = parquet_file.metadata.metadata or {}
     if keys is not None:
-        wanted = {k.encode() for k in keys}
-        return {k.decode(): v.decode() for k, v in raw.items() if k in wanted}
-    return {k.decode(): v.decode() for k, v in raw.items()}
+        found = read_footer_entries(storage, relative_path, keys)
+        return {k.decode(): v.decode() for k, v in found.items()}
+    with storage.fs.open_input_file(storage.full(relative_path)) as source:
+        return footer_of(pq.ParquetFile(source))
 
 
-def raw_footer_of(parquet_file: pq.ParquetFile) -> dict[bytes, bytes]:
-    """The key-value footer as stored (bytes): the bloom filter's Base64 decodes from bytes without a copy."""
-    return parquet_file.metadata.metadata or {}
+def read_footer_entries(storage: Storage, relative_path: str, keys: tuple[str, ...]) -> dict[bytes, bytes]:
+    """Only `keys` of a base file's key-value footer, as stored (bytes), found in the footer's bytes without
+    parsing the ~1 MB footer (file_group/footer_scan.py); pyarrow parses it when they are not in the usual shape."""
+    wanted = tuple(k.encode() for k in keys)
+    with storage.fs.open_input_file(storage.full(relative_path)) as source:
+        footer = footer_bytes(source)
+        found = find_entries(footer, wanted) if footer is not None else None
+        if found is None:
+            raw = pq.ParquetFile(source).metadata.metadata or {}
+            found = {k: v for k, v in raw.items() if k in wanted}
+        return found
+
+
+def footer_of(parquet_file: pq.ParquetFile) -> dict[str, str]:
+    """The key-value footer of an open base file."""
+    return {k.decode(): v.decode() for k, v in (parquet_file.metadata.metadata or {}).items()}
 
 
 def read_base_file(storage: Storage, relative_path: str, columns: list[str] | None = None) -> pa.Table:

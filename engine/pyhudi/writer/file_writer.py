@@ -234,11 +234,11 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     for output in outputs:
         written = pa.concat_tables([rows[i] for i in output.calls])
         deleted = removed.num_rows if output.calls[-1] == len(calls) - 1 else 0
-        out = WrittenFile(output.path, written.num_rows, output.size, None, None)
+        out = WrittenFile(output.path, written.num_rows, output.size - output.offset, None, None)
         inserts, updated = (written.num_rows, 0) if new_group else (0, written.num_rows)
         stats.append(stats_table([(partition, file_id, out, state.log_base_instant if not new_group else "null",
                                    inserts, updated, deleted)], log_version=output.version, base_file=base_name,
-                                 event_times=_event_times(ctx, written)))
+                                 event_times=_event_times(ctx, written), log_offset=output.offset))
     return pa.concat_tables(stats)
 
 
@@ -256,7 +256,7 @@ def empty_stats() -> pa.Table:
 
 def stats_table(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], log_version: int | None = None,
                 base_file: str | None = None, event_times: tuple = (None, None),
-                cdc_stats: str | None = None) -> pa.Table:
+                cdc_stats: str | None = None, log_offset: int | None = None) -> pa.Table:
     """One STATS_SCHEMA row per written file (the writers' tasks return these; bulk_insert's too)."""
     columns = {name: [] for name in STATS_SCHEMA.names}
     for partition, file_id, out, prev, inserts, updates, deletes in rows:
@@ -265,6 +265,7 @@ def stats_table(rows: list[tuple[str, str, WrittenFile, str, int, int, int]], lo
         columns["max_event_time"].append(event_times[1])
         columns["log_version"].append(log_version)
         columns["base_file"].append(base_file)
+        columns["log_offset"].append(log_offset)
         for name, value in (("partition_path", partition), ("file_id", file_id), ("path", out.path),
                             ("prev_commit", prev), ("num_writes", out.num_rows), ("num_inserts", inserts),
                             ("num_updates", updates), ("num_deletes", deletes), ("file_size", out.size),

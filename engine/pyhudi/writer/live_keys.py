@@ -8,8 +8,11 @@ twice. So for the file groups whose latest slice has deletes in its logs, the ke
 only if the slice, merged as a reader merges it, still holds them.
 
 Which slices need that (metadata on the driver): those with a log file that a visible commit wrote deletes to
-(its write stat's numDeletes), and, as a precaution, those whose log files archived commits may have written
-(the stats are gone). The check itself runs in executors on those slices only (reader/file_slice_reader.py).
+(its write stat's numDeletes), and, as a precaution, those with a log file archived commits may have written
+(the stats are gone): a slice older than the active timeline whose log file was not created (a write stat at
+log offset 0) by a visible commit on it. A log file created on the active timeline was appended to only by later
+commits, whose stats are there too. The check itself runs in executors on those slices only
+(reader/file_slice_reader.py).
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ def live_key_check(table, view, partitions=None) -> LiveKeyCheck | None:
     if not slices:
         return None
     by_log = {log.path: s for s in slices for log in s.log_files}
-    flagged = {(s.partition_path, s.file_id): s for s in slices if view.before_timeline_start(s.base_instant)}
+    flagged = {}
+    created = set()    # log files a visible commit on the active timeline created (wrote at offset 0)
     first = min(s.base_instant for s in slices)
     timeline = view.timeline
     for instant in timeline.completed_writes():
@@ -73,8 +77,15 @@ def live_key_check(table, view, partitions=None) -> LiveKeyCheck | None:
         for stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).values():
             for stat in stats:
                 file_slice = by_log.get(stat.get("path"))
-                if file_slice is not None and int(stat.get("numDeletes") or 0) > 0:
+                if file_slice is None:
+                    continue
+                if stat.get("logOffset") == 0:
+                    created.add(stat["path"])
+                if int(stat.get("numDeletes") or 0) > 0:
                     flagged[(file_slice.partition_path, file_slice.file_id)] = file_slice
+    for s in slices:
+        if view.before_timeline_start(s.base_instant) and any(log.path not in created for log in s.log_files):
+            flagged[(s.partition_path, s.file_id)] = s
     if not flagged:
         return None
     props = table.properties

@@ -35,7 +35,7 @@ metadata). Import from ``pyhudi.file_group.bloom_filter``.
 from __future__ import annotations
 
 from pyhudi.file_group.bloom_filter.filters import BloomFilter, DynamicBloomFilter, SimpleBloomFilter
-from pyhudi.file_group.bloom_filter.footer import footer_metadata, from_footer
+from pyhudi.file_group.bloom_filter.footer import FILTER_KEYS, footer_metadata, from_footer
 from pyhudi.file_group.bloom_filter.hashing import string_offsets_and_data
 from pyhudi.file_group.bloom_filter.params import (DYNAMIC_V0, FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY,
                                                    FOOTER_OLD_BLOOM_KEY, FOOTER_TYPE_KEY, SIMPLE, bit_size,
@@ -46,6 +46,7 @@ __all__ = [
     "SimpleBloomFilter",
     "DynamicBloomFilter",
     "FOOTER_BLOOM_KEY",
+    "FILTER_KEYS",
     "FOOTER_OLD_BLOOM_KEY",
     "FOOTER_TYPE_KEY",
     "FOOTER_MIN_KEY",

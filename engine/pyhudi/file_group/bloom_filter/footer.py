@@ -8,6 +8,9 @@ from pyhudi.file_group.bloom_filter.filters import BloomFilter
 from pyhudi.file_group.bloom_filter.params import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY,
                                                    FOOTER_OLD_BLOOM_KEY, FOOTER_TYPE_KEY)
 
+# the footer entries from_footer reads
+FILTER_KEYS = (FOOTER_BLOOM_KEY, FOOTER_OLD_BLOOM_KEY, FOOTER_TYPE_KEY)
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # footer helpers

@@ -1,0 +1,80 @@
+"""A few key-value entries of a parquet footer, found in the footer's bytes without parsing it.
+
+A Hudi base file's footer is ~1 MB: its bloom filter is Base64 text in the key-value metadata. The bloom index
+reads one footer per file it checks, and the driver reads the key range of every latest base file. Parsing the
+whole thrift FileMetaData (pyarrow) and copying every entry out costs milliseconds per file; reading the footer's
+bytes and locating the wanted entries costs a fraction of that.
+
+The footer is thrift compact protocol (parquet-mr, Hudi's writer, and pyarrow both write it so). Its key-value
+metadata is a list of KeyValue structs, each encoded as: field header 0x18 (field 1, binary), varint length, the
+key's bytes, field header 0x18 (field 2, binary), varint length, the value's bytes, stop byte 0x00. An entry is
+taken only in exactly that shape, searched from the end (the key-value list follows the schema and row groups);
+anything else - a footer that is encrypted or not compact, an entry without a value - returns None, and the
+caller parses the footer with pyarrow instead.
+"""
+
+from __future__ import annotations
+
+MAGIC = b"PAR1"
+_BINARY_FIELD_1 = b"\x18"   # compact protocol: field id delta 1, type binary (KeyValue.key, then .value)
+_STOP = 0
+
+
+def footer_bytes(source) -> bytes | None:
+    """The thrift footer of an open parquet file (a pyarrow NativeFile), or None if the file does not end in a
+    plain parquet footer."""
+    size = source.size()
+    if size < 12:
+        return None
+    tail = source.read_at(8, size - 8)
+    if tail[4:] != MAGIC:
+        return None
+    length = int.from_bytes(tail[:4], "little")
+    if length <= 0 or length > size - 12:
+        return None
+    return source.read_at(length, size - 8 - length)
+
+
+def find_entries(footer: bytes, keys: tuple[bytes, ...]) -> dict[bytes, bytes] | None:
+    """{key: value} for the `keys` present in the footer's key-value metadata (absent keys are left out); None
+    when an entry is not in the expected encoding."""
+    out = {}
+    for key in keys:
+        pattern = _BINARY_FIELD_1 + _varint(len(key)) + key
+        at = footer.rfind(pattern)
+        if at < 0:
+            continue
+        at += len(pattern)
+        if footer[at:at + 1] != _BINARY_FIELD_1:
+            return None
+        length, at = _read_varint(footer, at + 1)
+        end = at + length
+        if length < 0 or end >= len(footer) or footer[end] != _STOP:
+            return None
+        out[key] = footer[at:end]
+    return out
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    """(value, position after it); value -1 when the bytes end first."""
+    value, shift = 0, 0
+    while at < len(data):
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, at
+        shift += 7
+    return -1, at
