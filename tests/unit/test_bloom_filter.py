@@ -590,3 +590,24 @@ def test_a_filter_read_from_a_footer_probes_its_stored_bytes_then_grows(filter_t
     written.add_keys(["key-1"])
     assert read.might_contain_many(["key-1"]).all()
     assert read.serialize() == written.serialize()
+
+
+@pytest.mark.parametrize("filter_type", ["SIMPLE", "DYNAMIC_V0"])
+def test_filter_read_from_text_decodes_only_what_it_tests_and_agrees_with_a_full_decode(filter_type):
+    """A deserialized filter keeps the footer's Base64 text and decodes the bytes a lookup's bits are in: every
+    answer, the re-serialized text and a later add_keys must be those of the fully decoded filter."""
+    from pyhudi.file_group.bloom_filter.filters import DynamicBloomFilter, SimpleBloomFilter
+    rng = np.random.default_rng(5)
+    stored = [f"k{i:09d}" for i in rng.choice(10**8, 3000, replace=False)]
+    bf = BloomFilter.create(filter_type, num_entries=1000, fpp=0.01, max_entries=5000)
+    bf.add_keys(stored)
+    text = bf.serialize()
+    lazy = BloomFilter.deserialize(text, filter_type)
+    eager = (SimpleBloomFilter if filter_type == "SIMPLE" else DynamicBloomFilter)._from_raw(base64.b64decode(text))
+    probe = stored[:500] + [f"x{i}" for i in range(5000)]
+    assert lazy.might_contain_many(probe).tolist() == eager.might_contain_many(probe).tolist()
+    assert lazy.might_contain_many(stored).all()
+    assert lazy.serialize() == text
+    lazy.add_keys(["new-key"])
+    eager.add_keys(["new-key"])
+    assert lazy.serialize() == eager.serialize() and lazy.might_contain("new-key")

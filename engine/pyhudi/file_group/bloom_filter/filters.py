@@ -11,7 +11,8 @@ from pyhudi.errors import ConfigError, CorruptFileError, RecordKeyError
 from pyhudi.file_group.bloom_filter.hashing import hash_keys
 from pyhudi.file_group.bloom_filter.params import (DYNAMIC_V0, DYN_FIELDS, FOOTER_TYPE_KEY, HEADER, INT_MAX,
                                                    MURMUR_HASH, SIMPLE, VERSION, bit_size, i32, num_hashes)
-from pyhudi.file_group.bloom_filter.serialized import BitFilter, decode_base64, read_bit_filter, read_header
+from pyhudi.file_group.bloom_filter.serialized import (BitFilter, decode_base64, read_bit_filter, read_bytes,
+                                                       read_header)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -239,7 +240,7 @@ class DynamicBloomFilter(BloomFilter):
         if len(raw) - pos < DYN_FIELDS.size:
             raise CorruptFileError(f"DYNAMIC_V0 bloom filter is truncated: missing its row-count fields at offset "
                                    f"{pos} (filter has {len(raw)} bytes)")
-        nr, current, n_rows = DYN_FIELDS.unpack_from(raw, pos)
+        nr, current, n_rows = DYN_FIELDS.unpack_from(read_bytes(raw, pos, DYN_FIELDS.size))
         pos += DYN_FIELDS.size
         if n_rows <= 0:
             raise CorruptFileError(f"DYNAMIC_V0 bloom filter has an invalid number of rows: {n_rows}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import binascii
 import struct
 
@@ -18,14 +17,15 @@ from pyhudi.file_group.bloom_filter.params import FOOTER_BLOOM_KEY, HEADER, JENK
 
 
 class BitFilter:
-    """org.apache.hadoop.util.bloom.BloomFilter: header + bit vector. A filter read from a footer keeps the bytes
-    as stored (tests probe them: unpacking a 2.9M-bit vector costs more than a lookup's whole probe); the first
-    set() unpacks them to one bool per bit, the form a writer adds keys to."""
+    """org.apache.hadoop.util.bloom.BloomFilter: header + bit vector. A filter read from a footer keeps its bytes
+    packed, as the footer's Base64 text (Base64Span: a lookup decodes only the bytes its bits are in; unpacking a
+    2.9M-bit vector costs more than a lookup's whole probe); the first set() unpacks them to one bool per bit, the
+    form a writer adds keys to."""
 
     __slots__ = ("vector_size", "nb_hash", "hash_type", "_bits", "_packed")
 
     def __init__(self, vector_size: int, nb_hash: int, hash_type: int = MURMUR_HASH, bits: np.ndarray | None = None,
-                 packed: np.ndarray | None = None):
+                 packed: "np.ndarray | Base64Span | None" = None):
         self.vector_size = vector_size
         self.nb_hash = nb_hash
         self.hash_type = hash_type
@@ -36,7 +36,8 @@ class BitFilter:
     def bits(self) -> np.ndarray:
         """One bool per bit (unpacked on first use)."""
         if self._bits is None:
-            self._bits = np.unpackbits(self._packed, bitorder="little", count=self.vector_size).view(np.bool_)
+            packed = self._packed.array() if isinstance(self._packed, Base64Span) else self._packed
+            self._bits = np.unpackbits(packed, bitorder="little", count=self.vector_size).view(np.bool_)
             self._packed = None
         return self._bits
 
@@ -65,7 +66,7 @@ def read_header(raw: bytes, pos: int, what: str) -> tuple[int, int, int, int]:
     if len(raw) - pos < 4:
         raise CorruptFileError(f"bloom filter {what} is truncated: header needs 4 more bytes at offset {pos}, "
                                f"the filter has {len(raw)} bytes")
-    (version,) = struct.unpack_from(">i", raw, pos)
+    (version,) = struct.unpack_from(">i", read_bytes(raw, pos, 4))
     if version > 0:
         raise CorruptFileError(
             f"bloom filter {what} uses Hadoop's old unversioned format with Jenkins hashing (nbHash={version}); "
@@ -76,7 +77,7 @@ def read_header(raw: bytes, pos: int, what: str) -> tuple[int, int, int, int]:
     if len(raw) - pos < HEADER.size:
         raise CorruptFileError(f"bloom filter {what} is truncated inside its {HEADER.size}-byte header "
                                f"at offset {pos} (filter has {len(raw)} bytes)")
-    _, nb_hash, hash_type, vector_size = HEADER.unpack_from(raw, pos)
+    _, nb_hash, hash_type, vector_size = HEADER.unpack_from(read_bytes(raw, pos, HEADER.size))
     if hash_type != MURMUR_HASH:
         kind = "Jenkins" if hash_type == JENKINS_HASH else "unknown"
         raise CorruptFileError(f"bloom filter {what} uses hash type {hash_type} ({kind}); "
@@ -96,13 +97,21 @@ def read_bit_filter(raw: bytes, pos: int, what: str) -> tuple[BitFilter, int]:
             f"bloom filter {what} is truncated: its {vector_size}-bit vector needs {nbytes} bytes at offset {pos} "
             f"but only {len(raw) - pos} remain"
         )
-    packed = np.frombuffer(raw, dtype=np.uint8, count=nbytes, offset=pos)
+    if isinstance(raw, Base64Bytes):
+        packed = Base64Span(raw, pos, nbytes)
+    else:
+        packed = np.frombuffer(raw, dtype=np.uint8, count=nbytes, offset=pos)
     return BitFilter(vector_size, nb_hash, hash_type, packed=packed), pos + nbytes
 
 
-def decode_base64(serialized, type_code: str) -> bytes:
-    """The filter's bytes from its footer text (str, or bytes as a parquet footer stores it: decoded without
-    converting ~1 MB to str and back)."""
+def read_bytes(raw: "bytes | Base64Bytes", pos: int, length: int) -> bytes:
+    """`length` bytes of a filter's binary form at `pos`."""
+    return raw.read(pos, length) if isinstance(raw, Base64Bytes) else raw[pos:pos + length]
+
+
+def decode_base64(serialized, type_code: str) -> "Base64Bytes":
+    """The filter's bytes from its footer text (str, or bytes as a parquet footer stores it), checked to be
+    Base64 and decoded only where read (Base64Bytes)."""
     if isinstance(serialized, str):
         try:
             serialized = serialized.encode("ascii")
@@ -115,11 +124,68 @@ def decode_base64(serialized, type_code: str) -> bytes:
         raise CorruptFileError(f"{type_code} bloom filter string is empty")
     # Java's Base64 decoder accepts missing padding; Python's strict mode does not.
     if len(text) % 4:
-        text += b"=" * (-len(text) % 4)
-    try:
-        return base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError) as exc:
+        text = bytes(text) + b"=" * (-len(text) % 4)
+    stray = bytes(text).translate(None, _ALPHABET + b"=")
+    body = text.rstrip(b"=")
+    if stray or b"=" in body or len(text) - len(body) > 2:
+        what = f"character {stray[:1]!r}" if stray else "padding"
         raise CorruptFileError(
-            f"{type_code} bloom filter string is not valid Base64 ({exc}); the footer value "
-            f"'{FOOTER_BLOOM_KEY}' is corrupt (first chars: {serialized[:24]!r})"
-        ) from exc
+            f"{type_code} bloom filter string is not valid Base64 (a {what} outside the Base64 alphabet or "
+            f"misplaced); the footer value '{FOOTER_BLOOM_KEY}' is corrupt (first chars: {serialized[:24]!r})")
+    return Base64Bytes(bytes(text))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Base64 text decoded where it is read
+# ---------------------------------------------------------------------------------------------------------------
+
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_SEXTET = np.zeros(256, dtype=np.uint32)          # character -> its 6 bits ('=' padding reads as 0)
+_SEXTET[np.frombuffer(_ALPHABET, dtype=np.uint8)] = np.arange(64, dtype=np.uint32)
+
+
+class Base64Bytes:
+    """The bytes a checked Base64 text stands for, decoded only where read: byte i is in the 4 characters of
+    group i // 3. An index lookup tests a few hundred bits of a filter stored as ~860 KB of text; decoding all of
+    it cost more than the rest of the lookup."""
+
+    __slots__ = ("text", "chars", "size")
+
+    def __init__(self, text: bytes):
+        self.text = text
+        self.chars = np.frombuffer(text, dtype=np.uint8)
+        self.size = len(text) // 4 * 3 - (len(text) - len(text.rstrip(b"=")))
+
+    def __len__(self) -> int:
+        return self.size
+
+    def read(self, start: int, length: int) -> bytes:
+        """Bytes [start, start + length), from the groups that hold them."""
+        first, end = start // 3, -(-(start + length) // 3)
+        decoded = binascii.a2b_base64(self.text[first * 4:end * 4])
+        return decoded[start - first * 3:start - first * 3 + length]
+
+    def at(self, index: np.ndarray) -> np.ndarray:
+        """The bytes at `index` (any shape of positions), as uint8."""
+        group, within = np.divmod(index.astype(np.int64), 3)
+        sextets = _SEXTET[self.chars[(group * 4)[..., None] + np.arange(4)]]
+        word = (sextets[..., 0] << 18) | (sextets[..., 1] << 12) | (sextets[..., 2] << 6) | sextets[..., 3]
+        return ((word >> (16 - 8 * within).astype(np.uint32)) & 0xFF).astype(np.uint8)
+
+
+class Base64Span:
+    """A bit vector's packed bytes inside a Base64Bytes: what BitFilter.test indexes."""
+
+    __slots__ = ("source", "start", "length")
+
+    def __init__(self, source: Base64Bytes, start: int, length: int):
+        self.source, self.start, self.length = source, start, length
+
+    def __getitem__(self, index: np.ndarray) -> np.ndarray:
+        return self.source.at(np.asarray(index) + self.start)
+
+    def tobytes(self) -> bytes:
+        return self.source.read(self.start, self.length)
+
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self.tobytes(), dtype=np.uint8)
