@@ -197,29 +197,63 @@ def test_overlapping_writes_restore_adaptive_execution(spark):
 
 @pytest.mark.parametrize("table_type,index", [("COPY_ON_WRITE", "BLOOM"), ("MERGE_ON_READ", "BLOOM"),
                                               ("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])
-def test_one_task_and_stages_write_the_same_table(spark, tmp_path, table_type, index):
-    """Random batches (updates, inserts, repeated keys, deletes, small files) written by the one-task path and by
-    the staged path: the same rows, the same file groups per partition and the same write counts."""
+def test_one_task_and_stages_write_the_same_table(spark, tmp_path, monkeypatch, table_type, index):
+    """Random batches (updates, inserts, repeated keys, deletes, small files) written by the one-task path, by
+    the same shared out over one task per core (one_job.TaskShare: each task reads the batch and writes its own
+    partitions; forced here on a small table) and by the staged path: the same rows, the same file groups per
+    partition and the same write counts."""
+    from pyhudi.writer import one_job
+
     rng = random.Random(f"{table_type}{index}")
     small = {"hoodie.parquet.max.file.size": "6000", "hoodie.parquet.small.file.limit": "4000",
              "hoodie.copyonwrite.record.size.estimate": "40"}
     opts = _options(index, table_type, **small)
-    paths = {sized: str(tmp_path / ("one" if sized else "stages")) for sized in (False, True)}
-    counts = {False: [], True: []}
-    for ts in range(1, 7):
+    paths = {way: str(tmp_path / way) for way in ("stages", "one", "shared")}
+    counts = {way: [] for way in paths}
+    shared_tasks = []
+    for ts in range(1, 9):
         ids = [rng.randrange(0, 120) for _ in range(rng.randrange(1, 60))]
-        regions = ("a", "b", "c")[:rng.randrange(1, 4)]
+        regions = ("a", "b", "c", "d")[:rng.randrange(1, 5)]
         operation = "delete" if ts > 2 and rng.random() < 0.3 else "upsert"
-        for sized, path in paths.items():
-            result = pyhudi.write(_batch(spark, ids, ts, regions, sized=sized), path,
-                                  {**opts, "hoodie.datasource.write.operation": operation})
-            stats = result.write_stats
-            counts[sized].append(sorted((s["partitionPath"], s["numInserts"], s["numUpdateWrites"],
-                                         s["numDeletes"]) for s in stats))
-    assert counts[True] == counts[False]
-    assert _snapshot(spark, paths[True]) == _snapshot(spark, paths[False])
-    groups = {sized: sorted((s.partition_path, len(s.log_files), s.base_file is not None)
-                            for s in HudiTable.load(path).view().latest_slices(None))
-              for sized, path in paths.items()}
-    assert groups[True] == groups[False]
-    assert_same_rows_as_hudi_rs(spark, paths[True], min_columns=4)
+        for way, path in paths.items():
+            def write():
+                return pyhudi.write(_batch(spark, ids, ts, regions, sized=way != "stages"), path,
+                                    {**opts, "hoodie.datasource.write.operation": operation})
+            if way == "shared":
+                with monkeypatch.context() as patch:
+                    patch.setattr(one_job, "SPLIT_MIN_FILE_GROUPS", 1)
+                    result = {}
+                    shared_tasks.append(_tasks_of(spark, lambda: result.update(r=write())))
+                    result = result["r"]
+            else:
+                result = write()
+            counts[way].append(sorted((s["partitionPath"], s["numInserts"], s["numUpdateWrites"],
+                                       s["numDeletes"]) for s in result.write_stats))
+    assert counts["one"] == counts["stages"] and counts["shared"] == counts["stages"]
+    assert [2] in shared_tasks   # some writes were shared out (once the table had two partitions)
+    assert _snapshot(spark, paths["one"]) == _snapshot(spark, paths["stages"]) == _snapshot(spark, paths["shared"])
+    groups = {way: sorted((s.partition_path, len(s.log_files), s.base_file is not None)
+                          for s in HudiTable.load(path).view().latest_slices(None))
+              for way, path in paths.items()}
+    assert groups["one"] == groups["stages"] == groups["shared"]
+    assert_same_rows_as_hudi_rs(spark, paths["shared"], min_columns=4)
+
+
+def test_small_batch_is_shared_out_only_when_rereading_it_is_safe_and_cheap(spark):
+    """one_job.one_task_split: a task per core for a table with many file groups over several partitions, the
+    partitions balanced by file groups; never for a batch that is not deterministic or that shuffles (a dbt
+    model's query would run once per task)."""
+    from pyhudi.writer import one_job
+
+    many = {(f"p{p}", f"g{g}"): None for p in range(3) for g in range(30 + 10 * p)}   # 30, 40, 50 groups
+    share = one_job.one_task_split(spark, many, rereadable=True)
+    assert share is not None and share.tasks == 2
+    assert share.owners == {"p2": 0, "p1": 1, "p0": 1}      # 50 | 40 + 30
+    assert share.owner("new-partition") == share.owner("new-partition") in (0, 1)
+    assert one_job.one_task_split(spark, many, rereadable=False) is None
+    assert one_job.one_task_split(spark, {("p0", f"g{g}"): None for g in range(200)}, rereadable=True) is None
+    assert one_job.one_task_split(spark, {(f"p{p}", "g"): None for p in range(10)}, rereadable=True) is None
+    source = spark.range(10).selectExpr("id", "id % 3 AS part")
+    assert one_job.batch_plan(source)[1:] == (False, True)
+    assert one_job.batch_plan(source.selectExpr("id", "rand() AS r"))[2] is False
+    assert one_job.batch_plan(source.groupBy("part").count())[1] is True

@@ -77,6 +77,7 @@ class WriteAction:
         self.one_job = False   # the write runs as one Spark job (writer/one_job.py)
         self._batch_shuffles = True   # computing the batch shuffles (then the write keeps adaptive execution)
         self._one_task = False        # the one job runs in one Python task (a small batch, see one_job.in_one_task)
+        self._batch_deterministic = False   # the batch gives the same rows when computed twice (one_job.batch_plan)
 
     # --- the action's steps (the client runs them inside a transaction) -----------------------------------
     @property
@@ -171,7 +172,7 @@ class WriteAction:
             return False
         if not (self.wc.combine_before(self.operation) or self.operation == "insert"):
             return False
-        size, self._batch_shuffles = one_job.batch_plan(self.incoming)
+        size, self._batch_shuffles, self._batch_deterministic = one_job.batch_plan(self.incoming)
         self._one_task = one_job.in_one_task(size)
         return size is None or size <= one_job.ONE_JOB_MAX_BYTES
 
@@ -282,7 +283,8 @@ class WriteAction:
         n_groups = len(ctx.existing) + len({partition for partition, _ in ctx.existing}) + 1
         write_stats = one_job.write(self.spark, self.storage, records, ctx, pack, lookup, bucket_args, stats,
                                     n_groups, self._batch_shuffles, self._one_task,
-                                    self.keygen if self._keys_in_task else None, live)
+                                    self.keygen if self._keys_in_task else None, live,
+                                    self._batch_deterministic and not self._batch_shuffles)
         self._finish_index_stats(write_stats)
         if lookup is None and not spec.is_bucket:   # nothing looked up: every record went by the insert path
             stats.keys_looked_up = stats.updates + stats.inserts
