@@ -23,8 +23,6 @@ import pyarrow.parquet as pq
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame
 
-from pyhudi.file_group.base_file import read_footer_entries
-from pyhudi.file_group.bloom_filter import FILTER_KEYS
 from pyhudi.index.footers import CACHE, bloom_filter, file_keys
 from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
@@ -151,14 +149,13 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
     opened: list[pq.ParquetFile] = []
     files = contextlib.ExitStack()
 
-    def parquet() -> pq.ParquetFile:   # opened at most once, and only when needed (the filter may be cached)
+    def parquet() -> pq.ParquetFile:   # opened at most once, and only to confirm positives
         if not opened:
             opened.append(pq.ParquetFile(files.enter_context(storage.fs.open_input_file(storage.full(path)))))
         return opened[0]
 
     with files:
-        bloom = bloom_filter(storage, path, plan.cache_epoch,
-                             footer=lambda: read_footer_entries(storage, path, FILTER_KEYS)) if plan.use_bloom else None
+        bloom = bloom_filter(storage, path, plan.cache_epoch) if plan.use_bloom else None
         positive = pa.array(bloom.might_contain_many(keys)) if bloom is not None else None
         check = keys if positive is None else keys.filter(
             positive if trusted is None else pc.and_(positive, pc.invert(trusted)))

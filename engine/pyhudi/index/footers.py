@@ -14,10 +14,10 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Iterable
 
-from pyhudi.file_group.base_file import read_footer
-from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, BloomFilter, from_footer
+from pyhudi.file_group.base_file import read_footer, read_footer_entries
+from pyhudi.file_group.bloom_filter import FILTER_KEYS, FOOTER_MAX_KEY, FOOTER_MIN_KEY, BloomFilter, from_footer
 from pyhudi.storage import Storage
 
 SPARK_READ_THRESHOLD = 256         # more uncached footers than this are read by a Spark job (fewer: 8 driver threads)
@@ -84,19 +84,18 @@ CACHE = FooterCache()          # key ranges (driver)
 BLOOM_CACHE = FooterCache(EXECUTOR_CACHE_BUDGET_BYTES)    # bloom filters (in each executor Python worker)
 
 
-def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache = BLOOM_CACHE,
-                 footer: Callable[[], Mapping] | None = None) -> BloomFilter | None:
-    """The bloom filter in a base file's footer (None when it has none), from the cache, else from `footer()` (the
-    caller's open file: str or bytes entries) or storage; a cache filled under another driver cache epoch is
-    dropped first."""
+def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache = BLOOM_CACHE) -> BloomFilter | None:
+    """The bloom filter in a base file's footer (None when it has none), from the cache, else from the footer's
+    entries (read_footer_entries: the ~1 MB footer is not parsed); a cache filled under another driver cache epoch
+    is dropped first."""
     if cache.epoch != epoch:
         cache.clear()
         cache.epoch = epoch
     uri = storage.uri(path)
     hit = cache.get(uri)
     if hit is None:
-        footer = footer() if footer is not None else read_footer(storage, path)
-        size = sum(len(v) for k, v in footer.items() if k.endswith("bloomfilter" if isinstance(k, str) else b"bloomfilter"))
+        footer = read_footer_entries(storage, path, FILTER_KEYS)
+        size = sum(len(v) for k, v in footer.items() if k.endswith(b"bloomfilter"))
         hit = FileKeys(None, None, from_footer(footer), size)   # the key range is the driver's (CACHE)
         cache.reads += 1
         cache.put(uri, hit)
