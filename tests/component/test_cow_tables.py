@@ -198,8 +198,8 @@ def test_local_cluster_executors_write_and_read(tmp_path):
         opts = {{"hoodie.table.name": "lc", "hoodie.datasource.write.recordkey.field": "id",
                 "hoodie.datasource.write.partitionpath.field": "part"}}
         pyhudi.write(df, {str(tmp_path / 'lc')!r}, opts)
-        import pyhudi.writer.one_job as one_job
-        one_job.SPLIT_MIN_FILE_GROUPS = 1   # the small update shared out over a task per executor (TaskShare)
+        import pyhudi.writer.task_share as task_share
+        task_share.SPLIT_MIN_FILE_GROUPS = 1   # the small update shared out over a task per executor (TaskShare)
         pyhudi.write(df.where("id < 100").selectExpr("id", "'upd' AS name", "part", "ts + 1 AS ts"),
                      {str(tmp_path / 'lc')!r}, opts)
         out = pyhudi.read(spark, {str(tmp_path / 'lc')!r})

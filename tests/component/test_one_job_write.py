@@ -199,10 +199,10 @@ def test_overlapping_writes_restore_adaptive_execution(spark):
                                               ("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])
 def test_one_task_and_stages_write_the_same_table(spark, tmp_path, monkeypatch, table_type, index):
     """Random batches (updates, inserts, repeated keys, deletes, small files) written by the one-task path, by
-    the same shared out over one task per core (one_job.TaskShare: each task reads the batch and writes its own
+    the same shared out over one task per core (task_share.TaskShare: each task reads the batch and writes its own
     partitions; forced here on a small table) and by the staged path: the same rows, the same file groups per
     partition and the same write counts."""
-    from pyhudi.writer import one_job
+    from pyhudi.writer import task_share
 
     rng = random.Random(f"{table_type}{index}")
     small = {"hoodie.parquet.max.file.size": "6000", "hoodie.parquet.small.file.limit": "4000",
@@ -221,7 +221,7 @@ def test_one_task_and_stages_write_the_same_table(spark, tmp_path, monkeypatch, 
                                     {**opts, "hoodie.datasource.write.operation": operation})
             if way == "shared":
                 with monkeypatch.context() as patch:
-                    patch.setattr(one_job, "SPLIT_MIN_FILE_GROUPS", 1)
+                    patch.setattr(task_share, "SPLIT_MIN_FILE_GROUPS", 1)
                     result = {}
                     shared_tasks.append(_tasks_of(spark, lambda: result.update(r=write())))
                     result = result["r"]
@@ -240,19 +240,19 @@ def test_one_task_and_stages_write_the_same_table(spark, tmp_path, monkeypatch, 
 
 
 def test_small_batch_is_shared_out_only_when_rereading_it_is_safe_and_cheap(spark):
-    """one_job.one_task_split: a task per core for a table with many file groups over several partitions, the
+    """task_share.one_task_split: a task per core for a table with many file groups over several partitions, the
     partitions balanced by file groups; never for a batch that is not deterministic or that shuffles (a dbt
     model's query would run once per task)."""
-    from pyhudi.writer import one_job
+    from pyhudi.writer import one_job, task_share
 
     many = {(f"p{p}", f"g{g}"): None for p in range(3) for g in range(30 + 10 * p)}   # 30, 40, 50 groups
-    share = one_job.one_task_split(spark, many, rereadable=True)
+    share = task_share.one_task_split(spark, many, rereadable=True)
     assert share is not None and share.tasks == 2
     assert share.owners == {"p2": 0, "p1": 1, "p0": 1}      # 50 | 40 + 30
     assert share.owner("new-partition") == share.owner("new-partition") in (0, 1)
-    assert one_job.one_task_split(spark, many, rereadable=False) is None
-    assert one_job.one_task_split(spark, {("p0", f"g{g}"): None for g in range(200)}, rereadable=True) is None
-    assert one_job.one_task_split(spark, {(f"p{p}", "g"): None for p in range(10)}, rereadable=True) is None
+    assert task_share.one_task_split(spark, many, rereadable=False) is None
+    assert task_share.one_task_split(spark, {("p0", f"g{g}"): None for g in range(200)}, rereadable=True) is None
+    assert task_share.one_task_split(spark, {(f"p{p}", "g"): None for p in range(10)}, rereadable=True) is None
     source = spark.range(10).selectExpr("id", "id % 3 AS part")
     assert one_job.batch_plan(source)[1:] == (False, True)
     assert one_job.batch_plan(source.selectExpr("id", "rand() AS r"))[2] is False

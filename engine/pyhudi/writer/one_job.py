@@ -29,7 +29,7 @@ no shuffle, the files checked and the file groups written by a few threads of th
 costs 50-150 ms, and the staged job launches a few per core per stage: for a small batch that was most of the
 write (200-row MOR upsert into 2M rows: 1.5 s staged, 0.8 s in one task; the 22k-row batch 2.0 s and 0.8 s).
 Into a table with many file groups over several partitions, such a batch is shared out over one task per core
-instead (TaskShare: each task computes the batch and writes the partitions it owns; no shuffle), when computing
+instead (writer/task_share.py: each task computes the batch and writes the partitions it owns; no shuffle), when computing
 the batch again is cheap and gives the same rows.
 """
 
@@ -39,7 +39,6 @@ import contextlib
 import hashlib
 import re
 import threading
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -65,11 +64,11 @@ from pyhudi.writer.live_keys import LiveKeyCheck
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, empty_stats,
                                       write_file_group)
+from pyhudi.writer.task_share import COPY_COLUMN, one_task_split
 
 ONE_JOB_MAX_BYTES = 1 << 30     # Spark's size estimate of a batch above which the counted plan is used
 ONE_TASK_MAX_BYTES = 32 << 20   # ... at most which the whole job runs in one Python task (see in_one_task)
 MAX_TASK_THREADS = 8            # threads of that task writing file groups side by side
-SPLIT_MIN_FILE_GROUPS = 64      # ... unless the table has this many file groups: one such task per core (TaskShare)
 ROUTE_COLUMN = "_pyhudi_route"  # the write group: a file id, or "" for the partition's pack group
 NCAND_COLUMN = "_pyhudi_ncand"  # how many candidate files a record was sent to
 _FILE_POS = "_pyhudi_file_pos"  # the candidate file (position in the range plan); < 0: none (spread over tasks)
@@ -127,61 +126,6 @@ def batch_plan(df: DataFrame) -> tuple[int | None, bool, bool]:
     except Exception:  # noqa: BLE001 - e.g. Spark Connect: no plan from Python
         return None, True, False
     return (None if size >= 1 << 62 else size), shuffles, deterministic
-
-
-COPY_COLUMN = "__pyhudi_copy"   # which copy of a shared-out batch a row is (TaskShare)
-
-
-@dataclass(frozen=True)
-class TaskShare:
-    """A small batch written by `tasks` Python tasks instead of one, without a shuffle: the batch is crossed with
-    0..tasks-1 (COPY_COLUMN; a cartesian product with one partition per copy, so each task computes the batch once)
-    and copy i keeps the records of the partitions task i owns. Every record is kept in exactly one copy, however
-    Spark lays the copies out; a partition's file groups, small files and new file ids stay with one task, as in
-    one task."""
-
-    tasks: int
-    owners: dict          # partition path -> task, the table's partitions balanced by their file groups
-
-    def owner(self, partition: str) -> int:
-        """The task of a partition (one the table does not have yet: by a stable hash of its path)."""
-        known = self.owners.get(partition)
-        return known if known is not None else zlib.crc32(partition.encode("utf-8")) % self.tasks
-
-    def own(self, batches):
-        """Executor: of each keyed batch, the records its copy owns, without COPY_COLUMN."""
-        for batch in batches:
-            names = batch.schema.names
-            paths = batch.column(names.index(PARTITION_PATH))
-            present = pc.unique(paths)
-            owners = pa.array([self.owner(p) for p in present.to_pylist()], pa.int64())
-            owner = pc.take(owners, pc.index_in(paths, value_set=present))
-            keep = pc.equal(owner, batch.column(names.index(COPY_COLUMN)).cast(pa.int64()))
-            kept = batch.filter(keep).drop_columns([COPY_COLUMN])
-            if kept.num_rows:
-                yield kept
-
-
-def one_task_split(spark, existing: dict, rereadable: bool) -> TaskShare | None:
-    """How a small batch's write (in_one_task) is shared out: None (one task), or one task per core when the
-    table has many file groups over several partitions and the batch is `rereadable`: computing it again is cheap
-    (no join or aggregation: a dbt model's query is not run twice) and gives the same rows (deterministic). Each
-    task computes the batch (see TaskShare). A small batch can touch
-    every file group of a big table (a few late updates in each), each costing a few milliseconds of Python (its
-    bloom filter, a log block or a merge), and one task's threads share one interpreter lock. The partitions go
-    to the tasks by their number of file groups, biggest first to the least loaded task."""
-    per_partition: dict[str, int] = {}
-    for partition, _ in existing:
-        per_partition[partition] = per_partition.get(partition, 0) + 1
-    tasks = min(len(per_partition), spark.sparkContext.defaultParallelism)
-    if not rereadable or len(existing) < SPLIT_MIN_FILE_GROUPS or tasks < 2:
-        return None
-    load, owners = [0] * tasks, {}
-    for partition, groups in sorted(per_partition.items(), key=lambda item: (-item[1], item[0])):
-        task = load.index(min(load))
-        owners[partition] = task
-        load[task] += groups
-    return TaskShare(tasks, owners)
 
 
 def in_one_task(size: int | None) -> bool:
