@@ -611,3 +611,53 @@ def test_filter_read_from_text_decodes_only_what_it_tests_and_agrees_with_a_full
     lazy.add_keys(["new-key"])
     eager.add_keys(["new-key"])
     assert lazy.serialize() == eager.serialize() and lazy.might_contain("new-key")
+
+
+@pytest.mark.parametrize("filter_type", ["SIMPLE", "DYNAMIC_V0"])
+def test_a_stray_character_in_the_bit_vector_fails_the_lookups_that_read_it(filter_type):
+    """The text is checked where it is decoded: a lookup whose bits fall in a corrupt character's group raises
+    CorruptFileError, every other lookup answers as the intact filter does, and a full decode raises."""
+    bf = BloomFilter.create(filter_type, num_entries=200, fpp=0.01, max_entries=1000)
+    bf.add_keys([f"k{i}" for i in range(300)])
+    text = bf.serialize()
+    middle = len(text) // 2
+    corrupt = BloomFilter.deserialize(text[:middle] + "!" + text[middle + 1:], filter_type)
+    intact = BloomFilter.deserialize(text, filter_type)
+    answered = failed = 0
+    for key in [f"k{i}" for i in range(300)] + [f"x{i}" for i in range(300)]:
+        try:
+            answer = corrupt.might_contain(key)
+        except CorruptFileError as exc:
+            assert "Base64" in str(exc) and "'!'" in str(exc)
+            failed += 1
+            continue
+        assert answer == intact.might_contain(key), key
+        answered += 1
+    assert answered and failed
+    with pytest.raises(CorruptFileError, match="Base64"):
+        corrupt.serialize()
+
+
+def test_hashed_keys_slices_give_the_positions_of_their_keys_hashed_once():
+    """A task hashes its candidate keys once per filter shape; each file's slice gets exactly the positions its
+    own keys hash to, and a filter answers the same from either."""
+    from pyhudi.file_group.bloom_filter import hashing
+    keys = pa.array([f"key-{i:07d}" + "x" * (i % 9) for i in range(3000)])
+    hashed = hashing.HashedKeys(keys)
+    bf = BloomFilter.create("DYNAMIC_V0", num_entries=500, fpp=0.001, max_entries=4000)
+    bf.add_keys(keys.slice(0, 1500))
+    expected = {(s, n): np.concatenate(list(hashing.hash_keys(keys.slice(s, n), 9, 4096)) or
+                                       [np.empty((0, 9), np.int64)])
+                for s, n in ((0, 10), (1495, 10), (2990, 10), (700, 0))}
+    direct = {k: bf.might_contain_many(keys.slice(*k)).tolist() for k in expected}
+    calls = []
+    original = hashing._hash_indices
+    try:
+        hashing._hash_indices = lambda *a: calls.append(a[2:]) or original(*a)
+        for (start, length), positions in expected.items():
+            part = hashed.slice(start, length)
+            assert np.array_equal(part.positions(9, 4096), positions)
+            assert bf.might_contain_many(part).tolist() == direct[(start, length)]
+    finally:
+        hashing._hash_indices = original
+    assert len(calls) == len(set(calls)) == 2   # (9, 4096) and the filter's shape: each once, for every slice

@@ -86,3 +86,17 @@ def test_java_written_base_files_give_pyarrow_entries(tmp_path):
                     assert _scanned(target, wanted) == _pyarrow_entries(target, wanted), name
                     checked += 1
     assert checked >= 30, checked
+
+
+def test_entries_are_found_where_rfind_finds_them():
+    """The scan compares the patterns at field-header bytes from the end, then searches the rest whole: the
+    positions are rfind's, also with more headers than it compares one by one."""
+    from pyhudi.file_group import footer_scan
+    rng = random.Random(11)
+    for case in range(300):
+        alphabet = b"\x18\x00ab" if case % 2 else b"\x18ab\x05QUJD"
+        footer = bytes(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 40, 700, 3000])))
+        patterns = [b"\x18" + bytes(rng.choice(b"\x18ab") for _ in range(rng.randint(0, 3))) for _ in range(3)]
+        found = footer_scan._last_occurrences(footer, patterns)
+        assert found == [(i, footer.rfind(p) + len(p) if footer.rfind(p) >= 0 else -1)
+                         for i, p in enumerate(patterns)], (footer, patterns)

@@ -18,6 +18,7 @@ from __future__ import annotations
 MAGIC = b"PAR1"
 _BINARY_FIELD_1 = b"\x18"   # compact protocol: field id delta 1, type binary (KeyValue.key, then .value)
 _STOP = 0
+_WALK = 256     # field headers compared from the end before the rest is searched whole
 
 
 def footer_bytes(source) -> bytes | None:
@@ -39,20 +40,44 @@ def find_entries(footer: bytes, keys: tuple[bytes, ...]) -> dict[bytes, bytes] |
     """{key: value} for the `keys` present in the footer's key-value metadata (absent keys are left out); None
     when an entry is not in the expected encoding."""
     out = {}
-    for key in keys:
-        pattern = _BINARY_FIELD_1 + _varint(len(key)) + key
-        at = footer.rfind(pattern)
+    for index, at in _last_occurrences(footer, [_BINARY_FIELD_1 + _varint(len(key)) + key for key in keys]):
         if at < 0:
             continue
-        at += len(pattern)
         if footer[at:at + 1] != _BINARY_FIELD_1:
             return None
         length, at = _read_varint(footer, at + 1)
         end = at + length
         if length < 0 or end >= len(footer) or footer[end] != _STOP:
             return None
-        out[key] = footer[at:end]
+        out[keys[index]] = footer[at:end]
     return out
+
+
+def _last_occurrences(footer: bytes, patterns: list[bytes]):
+    """(index, position just after) of the last occurrence of each pattern, -1 when absent: what ``rfind`` gives.
+
+    Every pattern starts with the field header byte, which Base64 text (the bloom filter, ~1 MB) never holds: the
+    field headers are found from the end with ``rfind`` of that one byte (memrchr, which jumps over the filter),
+    and the patterns compared there. ``rfind`` of a whole pattern would compare its way through the filter, twice
+    per lookup - once for Hudi's old filter key, which is absent. After _WALK headers, the rest of the footer
+    (its schema and row groups) is searched with ``rfind``."""
+    found = [-1] * len(patterns)
+    todo = set(range(len(patterns)))
+    at = len(footer)
+    for _ in range(_WALK):
+        if not todo:
+            break
+        at = footer.rfind(_BINARY_FIELD_1, 0, at)
+        if at < 0:
+            todo.clear()
+            break
+        for i in list(todo):
+            if footer.startswith(patterns[i], at):
+                found[i] = at
+                todo.discard(i)
+    for i in todo:   # positions before `at` (every header from `at` on was compared)
+        found[i] = footer.rfind(patterns[i], 0, at + len(patterns[i]) - 1)
+    return [(i, p + len(patterns[i]) if p >= 0 else -1) for i, p in enumerate(found)]
 
 
 def _varint(value: int) -> bytes:

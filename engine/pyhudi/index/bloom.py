@@ -136,7 +136,7 @@ def _in_range_pairs(plan: RangePlan, batches, counters):
 
 
 def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counters,
-                 trusted: pa.Array | None = None) -> pa.Array:
+                 trusted: pa.Array | None = None, hashed=None) -> pa.Array:
     """Executor, one file: its bloom filter, then (for the positives) its key column decide which of `keys` are
     in it; returns those keys (each once).
 
@@ -144,7 +144,8 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
     the caller knows no other file's key range holds them (see one_job._confirm). A false positive (rate
     hoodie.index.bloom.fpp) then sends a new key to this file group, where it is written as an insert of that
     file (the copy-on-write merge finds no stored record; a merge-on-read log record without a base row reads as
-    one): the rows stay right, only that key's placement and its insert/update count differ."""
+    one): the rows stay right, only that key's placement and its insert/update count differ.
+    `hashed`: the same keys as a HashedKeys slice (their bit positions shared with the task's other files)."""
     path = plan.paths[position]
     opened: list[pq.ParquetFile] = []
     files = contextlib.ExitStack()
@@ -156,7 +157,7 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
 
     with files:
         bloom = bloom_filter(storage, path, plan.cache_epoch) if plan.use_bloom else None
-        positive = pa.array(bloom.might_contain_many(keys)) if bloom is not None else None
+        positive = pa.array(bloom.might_contain_many(keys if hashed is None else hashed)) if bloom is not None else None
         check = keys if positive is None else keys.filter(
             positive if trusted is None else pc.and_(positive, pc.invert(trusted)))
         found = keys.filter(pc.and_(positive, trusted)) if positive is not None and trusted is not None \

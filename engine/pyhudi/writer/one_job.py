@@ -52,6 +52,7 @@ from pyspark.sql import types as T
 from pyhudi import config as C
 from pyhudi.actions.metadata import STATS_DDL, write_stat
 from pyhudi.actions.spark_jobs import collect_or_raise
+from pyhudi.file_group.bloom_filter.hashing import HashedKeys
 from pyhudi.index import bloom
 from pyhudi.index.bucket import bucket_file_ids
 from pyhudi.index.stats import IndexStats
@@ -73,6 +74,7 @@ ROUTE_COLUMN = "_pyhudi_route"  # the write group: a file id, or "" for the part
 NCAND_COLUMN = "_pyhudi_ncand"  # how many candidate files a record was sent to
 _FILE_POS = "_pyhudi_file_pos"  # the candidate file (position in the range plan); < 0: none (spread over tasks)
 _SPREAD = 64
+HASH_ONCE_MAX_ROWS = 200_000   # candidate rows whose bit positions a task computes at once (~48 MB)
 
 
 @dataclass(frozen=True)
@@ -199,10 +201,17 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, 
     """Stage 2: per candidate file, which of its records it holds (FILE_ID_COLUMN set) and their write group;
     `threads` files at a time (reading a file's keys releases the GIL; the staged job's tasks use one). `live`:
     merge-on-read file groups whose logs deleted base-file keys hold only the keys still live there."""
-    runs = _sorted_groups(batches, [_FILE_POS])
+    table, bounds = _sorted_runs(batches, [_FILE_POS])
     counters = _Shared(counters)
+    # the candidate rows' bit positions, computed once for all files of a filter shape (bounded: rows x hashes)
+    first = next((start for start, _ in bounds if table[_FILE_POS][start].as_py() >= 0), None)
+    hashed = None
+    if first is not None and table.num_rows - first <= HASH_ONCE_MAX_ROWS:
+        hashed = HashedKeys(table[RECORD_KEY].slice(first))
 
-    def routed(run: pa.Table) -> pa.Table:
+    def routed(bound: tuple[int, int]) -> pa.Table:
+        start, end = bound
+        run = table.slice(start, end - start)
         position = run[_FILE_POS][0].as_py()
         none = pa.nulls(run.num_rows, pa.string())
         if position < 0:
@@ -211,7 +220,8 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, 
             keys = run[RECORD_KEY].combine_chunks()
             # a key no other file's range holds: its bloom positive is taken as found (see keys_in_file)
             only_candidate = pc.equal(run[NCAND_COLUMN].combine_chunks(), 1)
-            found = bloom.keys_in_file(plan, storage, position, keys, counters, trusted=only_candidate)
+            found = bloom.keys_in_file(plan, storage, position, keys, counters, trusted=only_candidate,
+                                       hashed=hashed.slice(start - first, end - start) if hashed is not None else None)
             partition, file_id = plan.files[position]
             if live is not None:
                 found = live.live(partition, file_id, found)
@@ -223,17 +233,23 @@ def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, 
         return run.append_column(FILE_ID_COLUMN, file_ids).append_column(ROUTE_COLUMN, routes)
 
     with ThreadPoolExecutor(max(1, threads)) as pool:
-        for out in pool.map(routed, runs):
+        for out in pool.map(routed, bounds):
             yield from out.to_batches()
 
 
 def _sorted_groups(batches, columns: list[str]) -> list[pa.Table]:
     """The rows of `batches` grouped by `columns`: one table per distinct value, in sorted order."""
+    table, bounds = _sorted_runs(batches, columns)
+    return [table.slice(start, end - start) for start, end in bounds]
+
+
+def _sorted_runs(batches, columns: list[str]) -> tuple[pa.Table | None, list[tuple[int, int]]]:
+    """The rows of `batches` sorted by `columns`, and the (start, end) of each run of one value."""
     batches = list(batches)
     if not batches:
-        return []
+        return None, []
     table = pa.Table.from_batches(batches).sort_by([(c, "ascending") for c in columns])
-    return [table.slice(start, end - start) for start, end in zip(*run_bounds(*(table[c] for c in columns)))]
+    return table, list(zip(*run_bounds(*(table[c] for c in columns))))
 
 
 class _Shared:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pyarrow as pa
 
@@ -162,9 +164,42 @@ def _hash_indices(offsets: np.ndarray, data: np.ndarray, nb_hash: int, vector_si
 
 
 def hash_keys(keys, nb_hash: int, vector_size: int):
-    """Yield (n, nb_hash) bit-position arrays for the keys, in key order, chunk by chunk."""
+    """Yield (n, nb_hash) bit-position arrays for the keys, in key order, chunk by chunk (a HashedKeys: its
+    positions, hashed once for all its slices)."""
+    if isinstance(keys, HashedKeys):
+        yield keys.positions(nb_hash, vector_size)
+        return
     arr = _as_arrow(keys)
     for start in range(0, len(arr), _CHUNK):
         chunk = arr.slice(start, _CHUNK)
         offsets, data = string_offsets_and_data(chunk)
         yield _hash_indices(offsets, data, nb_hash, vector_size)
+
+
+class HashedKeys:
+    """Keys whose bit positions are computed once per filter shape (nb_hash, vector_size) and shared by slices
+    of them. A writer's task tests its keys against many files, a few keys each, and the files' filters mostly
+    have one shape: hashing a few keys costs a few hundred numpy calls, hashing all of them at once hardly more.
+    Threads of the task share one instance."""
+
+    def __init__(self, keys, start: int = 0, length: int | None = None, shared: tuple | None = None):
+        self._keys = keys
+        self._start = start
+        self._length = len(keys) - start if length is None else length
+        self._memo, self._lock = shared if shared is not None else ({}, threading.Lock())
+
+    def __len__(self) -> int:
+        return self._length
+
+    def slice(self, start: int, length: int) -> "HashedKeys":
+        return HashedKeys(self._keys, self._start + start, length, (self._memo, self._lock))
+
+    def positions(self, nb_hash: int, vector_size: int) -> np.ndarray:
+        """(n, nb_hash) bit positions of this slice's keys."""
+        with self._lock:
+            every = self._memo.get((nb_hash, vector_size))
+            if every is None:
+                every = np.concatenate(list(hash_keys(self._keys, nb_hash, vector_size)) or
+                                       [np.empty((0, nb_hash), np.int64)])
+                self._memo[(nb_hash, vector_size)] = every
+        return every[self._start:self._start + self._length]

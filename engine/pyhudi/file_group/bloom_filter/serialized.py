@@ -110,8 +110,9 @@ def read_bytes(raw: "bytes | Base64Bytes", pos: int, length: int) -> bytes:
 
 
 def decode_base64(serialized, type_code: str) -> "Base64Bytes":
-    """The filter's bytes from its footer text (str, or bytes as a parquet footer stores it), checked to be
-    Base64 and decoded only where read (Base64Bytes)."""
+    """The filter's bytes from its footer text (str, or bytes as a parquet footer stores it), decoded only where
+    read (Base64Bytes). The padding is checked here; a character outside the Base64 alphabet where the filter is
+    read raises CorruptFileError there (checking all ~860 KB of a filter cost more than a lookup)."""
     if isinstance(serialized, str):
         try:
             serialized = serialized.encode("ascii")
@@ -125,14 +126,16 @@ def decode_base64(serialized, type_code: str) -> "Base64Bytes":
     # Java's Base64 decoder accepts missing padding; Python's strict mode does not.
     if len(text) % 4:
         text = bytes(text) + b"=" * (-len(text) % 4)
-    stray = bytes(text).translate(None, _ALPHABET + b"=")
-    body = text.rstrip(b"=")
-    if stray or b"=" in body or len(text) - len(body) > 2:
-        what = f"character {stray[:1]!r}" if stray else "padding"
-        raise CorruptFileError(
-            f"{type_code} bloom filter string is not valid Base64 (a {what} outside the Base64 alphabet or "
-            f"misplaced); the footer value '{FOOTER_BLOOM_KEY}' is corrupt (first chars: {serialized[:24]!r})")
-    return Base64Bytes(bytes(text))
+    first_pad = text.find(b"=")
+    if first_pad >= 0 and (first_pad < len(text) - 2 or text[first_pad:].strip(b"=")):
+        raise _not_base64(type_code, "padding", serialized)
+    return Base64Bytes(bytes(text), type_code)
+
+
+def _not_base64(type_code: str, what: str, serialized: bytes) -> CorruptFileError:
+    return CorruptFileError(
+        f"{type_code} bloom filter string is not valid Base64 (a {what} outside the Base64 alphabet or "
+        f"misplaced); the footer value '{FOOTER_BLOOM_KEY}' is corrupt (first chars: {serialized[:24]!r})")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -140,19 +143,22 @@ def decode_base64(serialized, type_code: str) -> "Base64Bytes":
 # ---------------------------------------------------------------------------------------------------------------
 
 _ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-_SEXTET = np.zeros(256, dtype=np.uint32)          # character -> its 6 bits ('=' padding reads as 0)
+_STRAY = np.uint32(1 << 8)                       # a character outside the alphabet
+_SEXTET = np.full(256, _STRAY, dtype=np.uint32)   # character -> its 6 bits ('=' padding reads as 0)
 _SEXTET[np.frombuffer(_ALPHABET, dtype=np.uint8)] = np.arange(64, dtype=np.uint32)
+_SEXTET[ord("=")] = 0
 
 
 class Base64Bytes:
-    """The bytes a checked Base64 text stands for, decoded only where read: byte i is in the 4 characters of
-    group i // 3. An index lookup tests a few hundred bits of a filter stored as ~860 KB of text; decoding all of
-    it cost more than the rest of the lookup."""
+    """The bytes a Base64 text stands for, decoded only where read: byte i is in the 4 characters of group i // 3.
+    An index lookup tests a few hundred bits of a filter stored as ~860 KB of text; decoding (or checking) all of
+    it cost more than the rest of the lookup. The characters read are checked as they are decoded."""
 
-    __slots__ = ("text", "chars", "size")
+    __slots__ = ("text", "chars", "size", "type_code")
 
-    def __init__(self, text: bytes):
+    def __init__(self, text: bytes, type_code: str = ""):
         self.text = text
+        self.type_code = type_code
         self.chars = np.frombuffer(text, dtype=np.uint8)
         self.size = len(text) // 4 * 3 - (len(text) - len(text.rstrip(b"=")))
 
@@ -162,15 +168,25 @@ class Base64Bytes:
     def read(self, start: int, length: int) -> bytes:
         """Bytes [start, start + length), from the groups that hold them."""
         first, end = start // 3, -(-(start + length) // 3)
-        decoded = binascii.a2b_base64(self.text[first * 4:end * 4])
+        try:
+            decoded = binascii.a2b_base64(self.text[first * 4:end * 4], strict_mode=True)
+        except binascii.Error:
+            raise self._stray() from None
         return decoded[start - first * 3:start - first * 3 + length]
 
     def at(self, index: np.ndarray) -> np.ndarray:
         """The bytes at `index` (any shape of positions), as uint8."""
         group, within = np.divmod(index.astype(np.int64), 3)
         sextets = _SEXTET[self.chars[(group * 4)[..., None] + np.arange(4)]]
+        if (sextets >= _STRAY).any():
+            raise self._stray()
         word = (sextets[..., 0] << 18) | (sextets[..., 1] << 12) | (sextets[..., 2] << 6) | sextets[..., 3]
         return ((word >> (16 - 8 * within).astype(np.uint32)) & 0xFF).astype(np.uint8)
+
+
+    def _stray(self) -> CorruptFileError:
+        at = self.text.translate(None, _ALPHABET + b"=")
+        return _not_base64(self.type_code, f"character {at[:1]!r}", self.text)
 
 
 class Base64Span:
