@@ -43,7 +43,11 @@ def test_entries_match_pyarrow_around_decoys(tmp_path):
     assert _scanned(path, (b"absent.key",)) == {}
 
 
-def test_random_footers_match_pyarrow(tmp_path):
+@pytest.mark.parametrize("tail", [40, 300, 64 * 1024])
+def test_random_footers_match_pyarrow(tmp_path, monkeypatch, tail):
+    """Also when the footer's end read first (FOOTER_TAIL_BYTES) holds only some of the entries, or cuts one."""
+    from pyhudi.file_group import base_file
+    monkeypatch.setattr(base_file, "FOOTER_TAIL_BYTES", tail)
     rng = random.Random(7)
     alphabet = "abc_.\x18\x00é" + "".join(chr(c) for c in range(32, 127))
     for case in range(60):

@@ -21,18 +21,20 @@ _STOP = 0
 _WALK = 256     # field headers compared from the end before the rest is searched whole
 
 
-def footer_bytes(source) -> bytes | None:
-    """The thrift footer of an open parquet file (a pyarrow NativeFile), or None if the file does not end in a
-    plain parquet footer."""
+def footer_bytes(source, tail: int | None = None) -> bytes | None:
+    """The thrift footer of an open parquet file (a pyarrow NativeFile), or only its last `tail` bytes; None if
+    the file does not end in a plain parquet footer."""
     size = source.size()
     if size < 12:
         return None
-    tail = source.read_at(8, size - 8)
-    if tail[4:] != MAGIC:
+    end = source.read_at(8, size - 8)
+    if end[4:] != MAGIC:
         return None
-    length = int.from_bytes(tail[:4], "little")
+    length = int.from_bytes(end[:4], "little")
     if length <= 0 or length > size - 12:
         return None
+    if tail is not None and tail < length:
+        return source.read_at(tail, size - 8 - tail)
     return source.read_at(length, size - 8 - length)
 
 

@@ -23,6 +23,7 @@ the scanner ignores). Blocks before and after stay readable.
 from __future__ import annotations
 
 import logging
+import os
 import posixpath
 import struct
 import warnings
@@ -141,16 +142,37 @@ def write_log_file(fs: pafs.FileSystem, path: str, blocks: list[LogBlock]) -> in
 
 def write_encoded_log(fs: pafs.FileSystem, path: str, data: bytes) -> int:
     """Create the log file ``path`` from already encoded blocks (:func:`encode_blocks`); see write_log_file."""
+    if isinstance(fs, pafs.LocalFileSystem):   # one exclusive create: no separate existence check
+        return _create_local(path, data)
     if fs.get_file_info(path).type != pafs.FileType.NotFound:
-        raise LogFileExistsError(
-            f"Log file {path} already exists; append to it (append_log_blocks) or write the next version "
-            f"({posixpath.basename(rollover_log_file_name(path))})")
+        raise _exists(path)
     parent = posixpath.dirname(path)
     if parent:
         fs.create_dir(parent, recursive=True)
     with fs.open_output_stream(path) as out:
         out.write(data)
     return len(data)
+
+
+def _create_local(path: str, data: bytes) -> int:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        try:
+            fd = os.open(path, flags, 0o666)
+        except FileNotFoundError:   # the partition folder is new
+            os.makedirs(posixpath.dirname(path), exist_ok=True)
+            fd = os.open(path, flags, 0o666)
+    except FileExistsError:
+        raise _exists(path) from None
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    return len(data)
+
+
+def _exists(path: str) -> LogFileExistsError:
+    return LogFileExistsError(
+        f"Log file {path} already exists; append to it (append_log_blocks) or write the next version "
+        f"({posixpath.basename(rollover_log_file_name(path))})")
 
 
 def append_log_blocks(fs: pafs.FileSystem, path: str, blocks: list[LogBlock]) -> int:

@@ -33,6 +33,7 @@ PARTITION_PATH = "_hoodie_partition_path"
 
 INSERT_COLUMN = "_pyhudi_is_insert"
 ARRIVAL_COLUMN = "_pyhudi_arrival"   # arrival order of a record in the batch, when the writer deduplicates
+_SMALL_STAMP = 256                   # rows whose sequence numbers are formatted in Python (stamp_meta)
 
 
 @dataclass(frozen=True)
@@ -81,9 +82,12 @@ class WriteContext:
 def stamp_meta(records: pa.Table, ctx: WriteContext, file_name: str, partition_id: int, seq_start: int = 0) -> pa.Table:
     """Set the five meta columns on newly written records."""
     n = records.num_rows
-    # "<instant>_<task partition>_<row>", vectorized: a Python loop per row costs seconds on large files.
-    numbers = pa.array(np.arange(seq_start, seq_start + n, dtype=np.int64)).cast(pa.string())
-    seqno = pc.binary_join_element_wise(f"{ctx.instant_time}_{partition_id}_", numbers, "")
+    prefix = f"{ctx.instant_time}_{partition_id}_"
+    if n <= _SMALL_STAMP:   # a few rows (a log block of a touched file group): three compute calls cost more
+        seqno = pa.array([f"{prefix}{i}" for i in range(seq_start, seq_start + n)], pa.string())
+    else:   # "<instant>_<task partition>_<row>", vectorized: a Python loop per row costs seconds on large files
+        numbers = pa.array(np.arange(seq_start, seq_start + n, dtype=np.int64)).cast(pa.string())
+        seqno = pc.binary_join_element_wise(prefix, numbers, "")
     columns = {
         "_hoodie_commit_time": pa.repeat(pa.scalar(ctx.instant_time, pa.string()), n),
         "_hoodie_commit_seqno": seqno,
@@ -199,8 +203,11 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     if new_group:
         incoming = incoming.filter(pc.invert(deletes))
         deletes = pa.repeat(pa.scalar(False), incoming.num_rows)
-    updates = incoming.filter(pc.invert(deletes)).sort_by(RECORD_KEY)
-    removed = incoming.filter(deletes)
+    if deletes.true_count:
+        updates = incoming.filter(pc.invert(deletes)).sort_by(RECORD_KEY)
+        removed = incoming.filter(deletes)
+    else:   # the usual merge-on-read upsert: updates only
+        updates, removed = incoming.sort_by(RECORD_KEY), incoming.slice(0, 0)
     if not (updates.num_rows or removed.num_rows):
         return stats_table([])
     calls, rows = [], []        # the append calls (lists of blocks) and the data records of each
@@ -232,7 +239,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
     base_name = state.base_path.rsplit("/", 1)[-1] if state.base_path else ""
     stats = []
     for output in outputs:
-        written = pa.concat_tables([rows[i] for i in output.calls])
+        written = rows[output.calls[0]] if len(output.calls) == 1 else pa.concat_tables([rows[i] for i in output.calls])
         deleted = removed.num_rows if output.calls[-1] == len(calls) - 1 else 0
         out = WrittenFile(output.path, written.num_rows, output.size - output.offset, None, None)
         inserts, updated = (written.num_rows, 0) if new_group else (0, written.num_rows)
