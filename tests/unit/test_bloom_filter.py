@@ -661,3 +661,7 @@ def test_hashed_keys_slices_give_the_positions_of_their_keys_hashed_once():
     finally:
         hashing._hash_indices = original
     assert len(calls) == len(set(calls)) == 2   # (9, 4096) and the filter's shape: each once, for every slice
+    for shape in range(10, 16):   # past a few shapes, only the slice's own keys are hashed
+        assert np.array_equal(hashed.slice(5, 3).positions(shape, 999),
+                              np.concatenate(list(hashing.hash_keys(keys.slice(5, 3), shape, 999))))
+    assert len(hashed._memo) == hashing._SHAPES

@@ -50,13 +50,17 @@ class RangePlan:
     use_bloom: bool = True                    # False: every in-range file's keys are read (SIMPLE index)
     keygen: object = None                     # virtual keys: stored keys computed from data by this generator
 
-    def candidates(self, keys: np.ndarray, partitions: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """(row positions, file positions): the files whose key range may hold each key (of its partition)."""
+    def candidates(self, keys: np.ndarray, partitions: pa.DictionaryArray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(row positions, file positions): the files whose key range may hold each key (of its partition, as
+        `pc.dictionary_encode` of the batch's partition paths: hashing them costs less than sorting strings)."""
         if self.is_global or partitions is None:
             groups = [(None, np.arange(len(keys)))]
         else:
-            uniq, inverse = np.unique(partitions, return_inverse=True)
-            groups = [(scope, np.flatnonzero(inverse == i)) for i, scope in enumerate(uniq)]
+            codes = partitions.indices.to_numpy(zero_copy_only=False)
+            order = np.argsort(codes, kind="stable")
+            bounds = np.flatnonzero(np.diff(codes[order])) + 1
+            groups = [(partitions.dictionary[int(codes[where[0]])].as_py(), where)
+                      for where in np.split(order, bounds) if len(where)]
         rows, files = [], []
         for scope, where in groups:
             entry = self.scopes.get(scope)

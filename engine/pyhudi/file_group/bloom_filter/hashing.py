@@ -176,6 +176,9 @@ def hash_keys(keys, nb_hash: int, vector_size: int):
         yield _hash_indices(offsets, data, nb_hash, vector_size)
 
 
+_SHAPES = 4   # filter shapes a HashedKeys hashes all its keys for; further shapes hash only a slice's keys
+
+
 class HashedKeys:
     """Keys whose bit positions are computed once per filter shape (nb_hash, vector_size) and shared by slices
     of them. A writer's task tests its keys against many files, a few keys each, and the files' filters mostly
@@ -198,6 +201,9 @@ class HashedKeys:
         """(n, nb_hash) bit positions of this slice's keys."""
         with self._lock:
             every = self._memo.get((nb_hash, vector_size))
+            if every is None and len(self._memo) >= _SHAPES:   # files written under many settings: per slice
+                keys = self._keys.slice(self._start, self._length)
+                return np.concatenate(list(hash_keys(keys, nb_hash, vector_size)) or [np.empty((0, nb_hash), np.int64)])
             if every is None:
                 every = np.concatenate(list(hash_keys(self._keys, nb_hash, vector_size)) or
                                        [np.empty((0, nb_hash), np.int64)])
