@@ -66,3 +66,22 @@ def test_abort_of_an_unfinished_instant(tmp_path):
     plan.start()
     assert plan.abort() is True      # back to the requested plan
     assert [p.name for p in (tmp_path / ".hoodie").glob("20250102000000000*")] == ["20250102000000000.compaction.requested"]
+
+
+def test_timeline_json_is_indented_down_to_one_line_per_write_stat_and_reads_back_equal():
+    """commit_metadata_bytes indents the metadata, the partitions and their stat lists, and writes each stat
+    (and anything deeper) on one line with the C encoder; the text parses back to exactly the metadata."""
+    import json
+
+    from pyhudi.timeline import commit_metadata_bytes
+    stats = {f"p=é{i}": [{"fileId": f"f{i}-{j}", "numWrites": j, "cdcStats": None, "nested": {"a": [1, "x"]}}
+                         for j in range(3)] for i in range(2)}
+    metadata = {"partitionToWriteStats": stats, "compacted": False, "extraMetadata": {"schema": '{"type": "x"}'},
+                "empty": {}, "none": [], "operationType": "UPSERT", "weird": {"a\nb": [1.5, None, True]}}
+    text = commit_metadata_bytes(metadata).decode("utf-8")
+    assert json.loads(text) == metadata
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    stat_lines = [line for line in lines if '"fileId"' in line]
+    assert len(stat_lines) == 6 and all(json.loads(line.strip().rstrip(",")) in stats[f"p=é{i}"]
+                                        for i in range(2) for line in stat_lines if f'"f{i}-' in line)

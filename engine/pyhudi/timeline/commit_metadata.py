@@ -79,4 +79,20 @@ def parse_commit_metadata(data: bytes, where: str) -> dict:
 
 
 def commit_metadata_bytes(metadata: dict) -> bytes:
-    return json.dumps(metadata, indent=2).encode("utf-8")
+    """The JSON of a timeline file, indented down to the write stats, each stat on one line. json.dumps with
+    `indent` runs Python's pure-Python encoder: ~55 ms for a commit of 180 write stats, on the writer's path
+    between its Spark job and its commit; without indent it is the C encoder's."""
+    return _indented(metadata, 0).encode("utf-8")
+
+
+_INDENT_DEPTH = 3   # metadata > partitionToWriteStats > partition's list > (one line per stat)
+
+
+def _indented(value, depth: int) -> str:
+    if depth >= _INDENT_DEPTH or not isinstance(value, (dict, list)) or not value:
+        return json.dumps(value)
+    pad, end = "  " * (depth + 1), "\n" + "  " * depth
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(str(k))}: {_indented(v, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + end + "}"
+    return "[\n" + ",\n".join(pad + _indented(v, depth + 1) for v in value) + end + "]"
