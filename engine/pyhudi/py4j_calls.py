@@ -51,9 +51,22 @@ def map_in_arrow(df: DataFrame, func, schema) -> DataFrame:
 
     from py4j.protocol import Py4JError
 
+    if isinstance(schema, str):   # a DDL string costs a py4j parse per call (~5 ms): parsed once per process
+        schema = _parsed_ddl(schema)
     udf = pandas_udf(func, returnType=schema, functionType=PythonEvalType.SQL_MAP_ARROW_ITER_UDF)
     every_column = F.expr("struct(" + ", ".join(quoted(c) for c in df.columns) + ")")
     try:
         return DataFrame(df._jdf.mapInArrow(udf(every_column)._jc, False, None), df.sparkSession)
     except Py4JError:   # a Spark whose JVM method differs (Dataset.mapInArrow is internal): the public way
         return df.mapInArrow(func, schema)
+
+
+_DDL_TYPES: dict[str, T.DataType] = {}
+
+
+def _parsed_ddl(ddl: str) -> T.DataType:
+    parsed = _DDL_TYPES.get(ddl)
+    if parsed is None:
+        from pyspark.sql.types import _parse_datatype_string
+        parsed = _DDL_TYPES[ddl] = _parse_datatype_string(ddl)
+    return parsed
