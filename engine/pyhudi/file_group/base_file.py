@@ -140,16 +140,18 @@ def read_footer(storage: Storage, relative_path: str, keys: tuple[str, ...] | No
 FOOTER_TAIL_BYTES = 64 * 1024   # read first by read_footer_entries
 
 
-def read_footer_entries(storage: Storage, relative_path: str, keys: tuple[str, ...]) -> dict[bytes, bytes]:
+def read_footer_entries(storage: Storage, relative_path: str, keys: tuple[str, ...],
+                        large: bool = False) -> dict[bytes, bytes]:
     """Only `keys` of a base file's key-value footer, as stored (bytes), found in the footer's bytes without
-    parsing the ~1 MB footer (file_group/footer_scan.py); pyarrow parses it when they are not in the usual shape."""
+    parsing the ~1 MB footer (file_group/footer_scan.py); pyarrow parses it when they are not in the usual shape.
+    `large`: one of the keys is the bloom filter, which the footer's end never holds (read the footer whole)."""
     wanted = tuple(k.encode() for k in keys)
     with storage.fs.open_input_file(storage.full(relative_path)) as source:
         # the footer's end first: it holds the small entries (the key range) after the ~1 MB filter; an entry
         # found there is the footer's last of that key, an entry not found there may be earlier
-        footer = footer_bytes(source, FOOTER_TAIL_BYTES)
+        footer = footer_bytes(source, None if large else FOOTER_TAIL_BYTES)
         found = find_entries(footer, wanted) if footer is not None else None
-        if found is not None and len(found) < len(wanted) and len(footer) >= FOOTER_TAIL_BYTES:
+        if found is not None and len(found) < len(wanted) and not large and len(footer) >= FOOTER_TAIL_BYTES:
             footer = footer_bytes(source)
             found = find_entries(footer, wanted)
         if found is None:
