@@ -202,10 +202,11 @@ class HashedKeys:
         with self._lock:
             every = self._memo.get((nb_hash, vector_size))
             if every is None and len(self._memo) >= _SHAPES:   # files written under many settings: per slice
-                keys = self._keys.slice(self._start, self._length)
-                return np.concatenate(list(hash_keys(keys, nb_hash, vector_size)) or [np.empty((0, nb_hash), np.int64)])
+                return _all_positions(self._keys.slice(self._start, self._length), nb_hash, vector_size)
             if every is None:
-                every = np.concatenate(list(hash_keys(self._keys, nb_hash, vector_size)) or
-                                       [np.empty((0, nb_hash), np.int64)])
-                self._memo[(nb_hash, vector_size)] = every
+                every = self._memo[(nb_hash, vector_size)] = _all_positions(self._keys, nb_hash, vector_size)
         return every[self._start:self._start + self._length]
+
+
+def _all_positions(keys, nb_hash: int, vector_size: int) -> np.ndarray:
+    return np.concatenate(list(hash_keys(keys, nb_hash, vector_size)) or [np.empty((0, nb_hash), np.int64)])

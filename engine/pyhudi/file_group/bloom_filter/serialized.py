@@ -183,7 +183,6 @@ class Base64Bytes:
         word = (sextets[..., 0] << 18) | (sextets[..., 1] << 12) | (sextets[..., 2] << 6) | sextets[..., 3]
         return ((word >> (16 - 8 * within).astype(np.uint32)) & 0xFF).astype(np.uint8)
 
-
     def _stray(self) -> CorruptFileError:
         at = self.text.translate(None, _ALPHABET + b"=")
         return _not_base64(self.type_code, f"character {at[:1]!r}", self.text)
