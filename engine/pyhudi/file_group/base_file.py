@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import base64
 import struct
 
-from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_TYPE_KEY,
-                                            BloomFilter, bit_size, num_hashes)
+from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FOOTER_MIN_KEY, FOOTER_OLD_BLOOM_KEY,
+                                            FOOTER_TYPE_KEY, BloomFilter, bit_size, num_hashes)
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.footer_scan import find_entries, footer_bytes
 from pyhudi.file_group.parquet_settings import encoding
@@ -140,14 +140,14 @@ def read_footer(storage: Storage, relative_path: str, keys: tuple[str, ...] | No
 FOOTER_TAIL_BYTES = 64 * 1024   # read first by read_footer_entries
 
 
-def read_footer_entries(storage: Storage, relative_path: str, keys: tuple[str, ...],
-                        large: bool = False) -> dict[bytes, bytes]:
+def read_footer_entries(storage: Storage, relative_path: str, keys: tuple[str, ...]) -> dict[bytes, bytes]:
     """Only `keys` of a base file's key-value footer, as stored (bytes), found in the footer's bytes without
-    parsing the ~1 MB footer (file_group/footer_scan.py); pyarrow parses it when they are not in the usual shape.
-    `large`: one of the keys is the bloom filter, which the footer's end never holds (read the footer whole)."""
+    parsing the ~1 MB footer (file_group/footer_scan.py); pyarrow parses it when they are not in the usual shape."""
     wanted = tuple(k.encode() for k in keys)
+    # the bloom filter is never in the footer's end: asked for, the footer is read whole at once
+    large = FOOTER_BLOOM_KEY in keys or FOOTER_OLD_BLOOM_KEY in keys
     with storage.fs.open_input_file(storage.full(relative_path)) as source:
-        # the footer's end first: it holds the small entries (the key range) after the ~1 MB filter; an entry
+        # else the footer's end first: it holds the small entries (the key range) after the ~1 MB filter; an entry
         # found there is the footer's last of that key, an entry not found there may be earlier
         footer = footer_bytes(source, None if large else FOOTER_TAIL_BYTES)
         found = find_entries(footer, wanted) if footer is not None else None

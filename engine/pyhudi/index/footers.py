@@ -94,7 +94,7 @@ def bloom_filter(storage: Storage, path: str, epoch: int = 0, cache: FooterCache
     uri = storage.uri(path)
     hit = cache.get(uri)
     if hit is None:
-        footer = read_footer_entries(storage, path, FILTER_KEYS, large=True)
+        footer = read_footer_entries(storage, path, FILTER_KEYS)
         size = sum(len(v) for k, v in footer.items() if k.endswith(b"bloomfilter"))
         hit = FileKeys(None, None, from_footer(footer), size)   # the key range is the driver's (CACHE)
         cache.reads += 1

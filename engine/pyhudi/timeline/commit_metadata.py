@@ -80,8 +80,8 @@ def parse_commit_metadata(data: bytes, where: str) -> dict:
 
 def commit_metadata_bytes(metadata: dict) -> bytes:
     """The JSON of a timeline file, indented down to the write stats, each stat on one line. json.dumps with
-    `indent` runs Python's pure-Python encoder: ~55 ms for a commit of 180 write stats, on the writer's path
-    between its Spark job and its commit; without indent it is the C encoder's."""
+    `indent` runs Python's pure-Python encoder (3.4 ms for a commit of 180 write stats, 1.2 ms this way, ~20 us per
+    stat on the writer's path between its Spark job and its commit); without indent it is the C encoder's."""
     return _indented(metadata, 0).encode("utf-8")
 
 

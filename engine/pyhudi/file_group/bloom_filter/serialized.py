@@ -160,7 +160,7 @@ class Base64Bytes:
         self.text = text
         self.type_code = type_code
         self.chars = np.frombuffer(text, dtype=np.uint8)
-        self.size = len(text) // 4 * 3 - (len(text) - len(text.rstrip(b"=")))
+        self.size = len(text) // 4 * 3 - (2 - len(text[-2:].rstrip(b"=")))   # padding: the last two at most
 
     def __len__(self) -> int:
         return self.size
