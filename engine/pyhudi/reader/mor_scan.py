@@ -7,6 +7,8 @@ base keys to drop. The merge is then two Spark operations:
     (base rows of slices with logs) LEFT ANTI JOIN (drop keys) ON (base file name, record key)
     UNION ALL (emitted log records) UNION ALL (base rows of slices without logs: no join at all)
 
+(Base files without logs join the first scan instead when they are few bytes: see FOLD_PLAIN_BYTES.)
+
 The drop keys and the emitted records come from two separate Python passes over the log files (each yields only
 its own rows): decoding the logs costs a few milliseconds per slice, less than sharing one pass through a shuffle
 exchange and an optimizer barrier (a Python identity stage, run twice) did.
@@ -26,8 +28,18 @@ from pyhudi.reader.file_slice_reader import CHANGE_EMIT, CHANGE_KEY
 from pyhudi.reader.plan import ScanPlan
 from pyhudi.schema.meta_fields import RECORD_KEY
 
-FILE = "__pyhudi_base_file"      # a base row's file name
 DROP_FILE, DROP_KEY = "__pyhudi_drop_file", "__pyhudi_drop_key"   # a dropped base row: its file name and key
+# The anti join's condition: a base row goes when a drop row names its file and key. Spark hashes on the 64-bit
+# hash of the key alone and checks file and key only for the rows of equal hash: a join keyed on the two strings
+# builds an UnsafeRow of both per base row and probes a bytes-to-bytes map (measured on 1.9M base rows: 0.72 s
+# against 0.43 s). `if(...)`, not `AND`, keeps the two equalities out of the join keys. One SQL condition on
+# distinct names: the anti join keeps the base columns in table order (a join on same-named columns would put them
+# first), and costs a few py4j calls where column objects cost ~4 each.
+DROP_CONDITION = (f"xxhash64({RECORD_KEY}) = xxhash64({DROP_KEY}) "
+                  f"AND if(_metadata.file_name = {DROP_FILE}, {RECORD_KEY} = {DROP_KEY}, false)")
+# Base files without log files join the scan of those with logs up to this many bytes (the join costs ~1 ms
+# per MB of base file; a second scan ~40 ms of planning), and are scanned apart above it.
+FOLD_PLAIN_BYTES = 64 * 1024 * 1024
 # Above this many log bytes the drop keys are not broadcast (Spark joins by shuffle instead).
 BROADCAST_LOG_BYTES = 64 * 1024 * 1024
 
@@ -49,22 +61,21 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     The base scans come first in the union and the Python pass over the logs last: Spark launches a stage's tasks
     in partition order, and the pass's tasks (a Python worker each, ~0.1 s to start) would otherwise hold both
     cores of a small machine before the first base row is read."""
-    plain = [s.base_file.path for s in plan.slices if not s.log_files and s.base_file is not None]
     with_logs = [s for s in plan.slices if s.log_files]
+    merged = [s.base_file for s in with_logs if s.base_file is not None]
+    plain = [s.base_file for s in plan.slices if not s.log_files and s.base_file is not None]
+    if merged and sum(f.size or 0 for f in plain) <= FOLD_PLAIN_BYTES:
+        merged, plain = merged + plain, []   # their rows meet no drop row: one scan plans faster than two
     storage = plan.table.storage
     parts = []
-    merged = [s for s in with_logs if s.base_file is not None]
     if merged:
-        base = scan([storage.uri(s.base_file.path) for s in merged]).withColumn(FILE, F.col("_metadata.file_name"))
-        drops = _changes(spark, plan, merged, emit=False)
+        base = scan([storage.uri(f.path) for f in merged])
+        drops = _changes(spark, plan, [s for s in with_logs if s.base_file is not None], emit=False)
         log_bytes = sum(log.size or 0 for s in with_logs for log in s.log_files)
         drops = drops.hint("broadcast" if log_bytes <= BROADCAST_LOG_BYTES else "merge")
-        # one SQL condition on distinct names: the anti join keeps the base columns in table order (a join on
-        # same-named columns would put them first), and costs a few py4j calls where column objects cost ~4 each
-        parts.append(base.join(drops, F.expr(f"{FILE} = {DROP_FILE} AND {RECORD_KEY} = {DROP_KEY}"), "left_anti")
-                     .drop(FILE))
+        parts.append(base.join(drops, F.expr(DROP_CONDITION), "left_anti"))
     if plain:
-        parts.append(scan([storage.uri(p) for p in plain]))
+        parts.append(scan([storage.uri(f.path) for f in plain]))
     parts.append(_changes(spark, plan, with_logs, emit=True))   # in the table's column order
     out = parts[0]
     for part in parts[1:]:
