@@ -40,6 +40,9 @@ DROP_CONDITION = (f"xxhash64({RECORD_KEY}) = xxhash64({DROP_KEY}) "
 # Base files without log files join the scan of those with logs up to this many bytes (the join costs ~1 ms
 # per MB of base file; a second scan ~40 ms of planning), and are scanned apart above it.
 FOLD_PLAIN_BYTES = 64 * 1024 * 1024
+# The pass that emits log records (in the stage of the base scans) takes one Python task per this many log bytes:
+# on 1.9M base rows with 250 KB of logs, one task instead of two took the scan from 0.52 s to 0.49 s.
+EMIT_TASK_LOG_BYTES = 16 * 1024 * 1024
 # Above this many log bytes the drop keys are not broadcast (Spark joins by shuffle instead).
 BROADCAST_LOG_BYTES = 64 * 1024 * 1024
 
@@ -95,7 +98,11 @@ def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -
         out_type = table_type
     else:
         out_type = StructType([StructField(DROP_FILE, StringType(), False), StructField(DROP_KEY, StringType(), False)])
-    tasks = max(1, min(len(slices), spark.sparkContext.defaultParallelism))
+    tasks = min(len(slices), spark.sparkContext.defaultParallelism)
+    if emit:   # runs beside the base scans, which keep the cores busy: a Python task costs ~40 ms before its work
+        log_bytes = sum(log.size or 0 for s in slices for log in s.log_files)
+        tasks = min(tasks, -(-log_bytes // EMIT_TASK_LOG_BYTES))
+    tasks = max(1, tasks)
     groups = [slices[i::tasks] for i in range(tasks)]
     base_uri = plan.table.storage.base_uri
     visible, before, extents = plan.visible_instants, plan.committed_before, plan.committed_extents
