@@ -198,3 +198,23 @@ def test_a_key_in_two_file_groups_is_dropped_only_where_its_log_is(spark, tmp_pa
     assert got.count((2, "first")) == 1 and got.count((2, "second")) == 1 and (1, "updated") in got
     assert len([g for g in got if g[0] == 1]) == 2, got   # one copy updated, the other group's copy kept
     assert got == sorted((r["id"], r["name"]) for r in hudi_rs_read(path).to_pylist())
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_large_logs_join_by_shuffle_and_emit_from_several_tasks(spark, tmp_path, monkeypatch, seed):
+    """Past BROADCAST_LOG_BYTES the drop keys are joined by a sort-merge join (still keyed on the key's hash, file
+    and key compared in the condition), and past EMIT_TASK_LOG_BYTES the log records are emitted by several tasks:
+    the same rows as the Python merge, for every instant."""
+    monkeypatch.setattr(mor_scan, "BROADCAST_LOG_BYTES", 0)
+    monkeypatch.setattr(mor_scan, "EMIT_TASK_LOG_BYTES", 1)
+    path = tmp_path / "t"
+    shape = _write_random_table(spark, path, seed)
+    read = pyhudi.read(spark, str(path))
+    plan = read._jdf.queryExecution().executedPlan().toString()
+    assert "SortMergeJoin" in plan and "BroadcastHashJoin" not in plan, plan
+    columns = META + DATA
+    assert rows(read, columns) == rows(_python_merge(spark, path), columns), shape
+    for instant in [i.time for i in HudiTable.load(str(path)).timeline().completed_writes()]:
+        options = {"as.of.instant": instant}
+        assert rows(pyhudi.read(spark, str(path), options), columns) == \
+            rows(_python_merge(spark, path, options), columns), (shape, instant)
