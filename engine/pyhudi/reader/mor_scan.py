@@ -65,17 +65,17 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     in partition order, and the pass's tasks (a Python worker each, ~0.1 s to start) would otherwise hold both
     cores of a small machine before the first base row is read."""
     with_logs = [s for s in plan.slices if s.log_files]
-    merged = [s.base_file for s in with_logs if s.base_file is not None]
+    merged = [s for s in with_logs if s.base_file is not None]
+    scanned = [s.base_file for s in merged]
     plain = [s.base_file for s in plan.slices if not s.log_files and s.base_file is not None]
     if merged and sum(f.size or 0 for f in plain) <= FOLD_PLAIN_BYTES:
-        merged, plain = merged + plain, []   # their rows meet no drop row: one scan plans faster than two
+        scanned, plain = scanned + plain, []   # their rows meet no drop row: one scan plans faster than two
     storage = plan.table.storage
     parts = []
     if merged:
-        base = scan([storage.uri(f.path) for f in merged])
-        drops = _changes(spark, plan, [s for s in with_logs if s.base_file is not None], emit=False)
-        log_bytes = sum(log.size or 0 for s in with_logs for log in s.log_files)
-        drops = drops.hint("broadcast" if log_bytes <= BROADCAST_LOG_BYTES else "merge")
+        base = scan([storage.uri(f.path) for f in scanned])
+        drops = _changes(spark, plan, merged, emit=False)
+        drops = drops.hint("broadcast" if _log_bytes(with_logs) <= BROADCAST_LOG_BYTES else "merge")
         parts.append(base.join(drops, F.expr(DROP_CONDITION), "left_anti"))
     if plain:
         parts.append(scan([storage.uri(f.path) for f in plain]))
@@ -84,6 +84,10 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
     for part in parts[1:]:
         out = out.unionByName(part)
     return out
+
+
+def _log_bytes(slices: list) -> int:
+    return sum(log.size or 0 for s in slices for log in s.log_files)
 
 
 def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -> DataFrame:
@@ -100,8 +104,7 @@ def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -
         out_type = StructType([StructField(DROP_FILE, StringType(), False), StructField(DROP_KEY, StringType(), False)])
     tasks = min(len(slices), spark.sparkContext.defaultParallelism)
     if emit:   # runs beside the base scans, which keep the cores busy: a Python task costs ~40 ms before its work
-        log_bytes = sum(log.size or 0 for s in slices for log in s.log_files)
-        tasks = min(tasks, -(-log_bytes // EMIT_TASK_LOG_BYTES))
+        tasks = min(tasks, -(-_log_bytes(slices) // EMIT_TASK_LOG_BYTES))
     tasks = max(1, tasks)
     groups = [slices[i::tasks] for i in range(tasks)]
     base_uri = plan.table.storage.base_uri
