@@ -430,3 +430,22 @@ def test_bulk_insert_cuts_files_near_max_size(spark, tmp_path):
     pyhudi.write(_wide(spark, 0, 900), str(path), opts)
     sizes = sorted(b.size for b in HudiTable.load(str(path)).view().latest_base_files())
     assert len(sizes) >= 2 and all(s <= 260 * 1024 for s in sizes), sizes
+
+
+def test_bulk_insert_of_small_records_fills_files_by_their_encoded_size(spark, tmp_path):
+    """Hudi's bulk_insert cuts a file when its parquet writer's data reaches max.file.size: records of ~20 bytes
+    fill ~1 MB files, where the upsert's record size estimate (1 KB a record) would cut every 1,024 records."""
+    path = tmp_path / "t"
+    opts = _options("BLOOM", **{"hoodie.datasource.write.operation": "bulk_insert", "hoodie.bulkinsert.sort.mode":
+                                "GLOBAL_SORT", "hoodie.bulkinsert.shuffle.parallelism": "1",
+                                "hoodie.parquet.max.file.size": str(1 << 20), "hoodie.index.bloom.num_entries": "500",
+                                "hoodie.bloom.index.filter.dynamic.max.entries": "1000"})
+    rows = spark.range(0, 150_000).select(F.format_string("k%07d", "id").alias("id"), F.lit("a").alias("region"),
+                                          F.lit(1).cast("long").alias("ts"), (F.col("id") % 97).alias("val"))
+    pyhudi.write(rows, str(path), opts)
+    files = HudiTable.load(str(path)).view().latest_base_files()
+    sizes = sorted(b.size for b in files)
+    assert 2 <= len(sizes) <= 6, sizes                      # 1,024 records a file would make ~146 files
+    assert all(s <= 1.3 * (1 << 20) for s in sizes), sizes
+    assert sizes[-1] >= 0.6 * (1 << 20), sizes              # full files land near the max
+    assert pyhudi.read(spark, str(path)).count() == 150_000

@@ -115,9 +115,7 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
     parent = relative_path.rsplit("/", 1)[0] if "/" in relative_path else ""
     storage.makedirs(parent)
     with storage.fs.open_output_stream(storage.full(relative_path)) as sink:
-        with pq.ParquetWriter(sink, table.schema, store_schema=True, coerce_timestamps="us",
-                              allow_truncated_timestamps=True,
-                              **encoding(table, compression, set(UNIQUE_META_COLUMNS) | set(unique_columns))) as writer:
+        with pq.ParquetWriter(sink, table.schema, **_writer_options(table, compression, unique_columns)) as writer:
             writer.write_table(table, row_group_size=1 << 20)
             # Footer entries added to the file only: as schema metadata they would also be copied into the
             # ARROW:schema entry, storing the bloom filter twice.
@@ -126,6 +124,25 @@ def write_base_file(storage: Storage, relative_path: str, records: pa.Table, blo
     meta_str = {k.decode(): v.decode() for k, v in metadata.items()}
     return WrittenFile(relative_path, records.num_rows, size, meta_str.get(FOOTER_MIN_KEY),
                        meta_str.get(FOOTER_MAX_KEY))
+
+
+def _writer_options(table: pa.Table, compression: str, unique_columns) -> dict:
+    return {"store_schema": True, "coerce_timestamps": "us", "allow_truncated_timestamps": True,
+            **encoding(table, compression, set(UNIQUE_META_COLUMNS) | set(unique_columns))}
+
+
+def encoded_record_size(records: pa.Table, compression: str = "gzip", unique_columns: tuple[str, ...] = ()) -> float:
+    """Bytes per record of `records` (meta columns + data) encoded as write_base_file encodes them, without the
+    file's fixed part (schema, footer; measured on no rows): written in memory, for sizing files before they are
+    written (bulk_insert)."""
+    table = records.replace_schema_metadata(None)
+
+    def encoded(rows: pa.Table) -> int:
+        sink = pa.BufferOutputStream()
+        with pq.ParquetWriter(sink, rows.schema, **_writer_options(table, compression, unique_columns)) as writer:
+            writer.write_table(rows, row_group_size=1 << 20)
+        return sink.tell()
+    return max(1.0, (encoded(table) - encoded(table.slice(0, 0))) / max(1, table.num_rows))
 
 
 def read_footer(storage: Storage, relative_path: str, keys: tuple[str, ...] | None = None) -> dict[str, str]:

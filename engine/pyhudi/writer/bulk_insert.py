@@ -24,7 +24,7 @@ from pyspark.sql import DataFrame
 
 from pyhudi.actions.markers import create_marker
 from pyhudi.actions.spark_jobs import task_token
-from pyhudi.file_group.base_file import write_base_file
+from pyhudi.file_group.base_file import encoded_record_size, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.sorted_runs import run_bounds
 from pyhudi.testing import crash_point, task_failure_point
@@ -54,6 +54,34 @@ def lay_out(keyed: DataFrame, mode: str, parallelism: int, partitioned: bool) ->
     return coalesced, False
 
 
+SIZE_SAMPLE_ROWS = 20_000   # rows a task encodes in memory to learn its records' encoded size (FileSizer)
+
+
+class FileSizer:
+    """How many records fill a base file of hoodie.parquet.max.file.size, as Hudi's bulk_insert cuts files: by
+    the written size (Hudi's parquet writer checks its data size as it writes), not by the record size estimate
+    an upsert plans inserts with (hoodie.copyonwrite.record.size.estimate, 1 KB: ~5 MB files of small records).
+    pyhudi writes a file whole, so a task learns its records' encoded size first from a sample of its first batch
+    (encoded in memory as the file will be, meta columns included) and then from each file it has written."""
+
+    def __init__(self, ctx: WriteContext):
+        self.ctx = ctx
+        self.bytes_per_record: float | None = None
+
+    def records_per_file(self, table: pa.Table) -> int:
+        if self.bytes_per_record is None:
+            sample = table.slice(0, SIZE_SAMPLE_ROWS)
+            stamped = stamp_meta(sample, self.ctx, new_file_id() + ".parquet", 0)
+            self.bytes_per_record = encoded_record_size(stamped, self.ctx.compression, self.ctx.unique_columns)
+        return max(1, int(self.ctx.max_file_size / max(self.bytes_per_record, 1e-3)))
+
+    def written(self, size: int, records: int) -> None:
+        """Learn from a written file that is at least half full (in a smaller one the footer, with its bloom
+        filter of up to ~1 MB, would weigh on the figure)."""
+        if records and size >= self.ctx.max_file_size // 2:
+            self.bytes_per_record = size / records
+
+
 class _PendingFile:
     """Rows of one partition path waiting to become a base file."""
 
@@ -69,14 +97,16 @@ class _PendingFile:
 
 
 def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], grouped: bool) -> Iterator[pa.RecordBatch]:
-    """Executor side: cut this task's rows into new base files, one pending file per partition path, closed at
-    `ctx.records_per_file` records. With `grouped` input a partition's file is closed when the next partition
-    begins; otherwise (unsorted modes) every partition's file stays open, and when they hold more than a few
-    files' worth of memory the largest is closed early, as Hudi's writer closes handles it cannot keep open."""
+    """Executor side: cut this task's rows into new base files, one pending file per partition path, closed when
+    it holds hoodie.parquet.max.file.size of encoded records (FileSizer), or `ctx.records_per_file` records when
+    set. With `grouped` input a partition's file is closed when the next partition begins; otherwise (unsorted
+    modes) every partition's file stays open, and when they hold more than a few files' worth of memory the
+    largest is closed early, as Hudi's writer closes handles it cannot keep open."""
     token, partition_id = task_token()
     stats = []
     pending: dict = {}
     budget = ctx.max_file_size * 3 * 4   # arrow bytes overstate parquet's roughly 3x; keep about 4 files' worth
+    sizer = FileSizer(ctx)
 
     def close(partition) -> None:
         file = pending.pop(partition)
@@ -93,13 +123,13 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
         crash_point("write.executor.after_file")
         task_failure_point("write.executor.after_file")
         stats.append((partition, file_id, out, "null", table.num_rows, 0, 0))
+        sizer.written(out.size, table.num_rows)
 
-    per_file = ctx.records_per_file
-    byte_limit = ctx.max_file_size * 3
     for batch in batches:
         if batch.num_rows == 0:
             continue
         table = pa.Table.from_batches([batch])
+        per_file = ctx.records_per_file or sizer.records_per_file(table)
         if not grouped:
             table = table.take(pc.sort_indices(table[PARTITION_PATH]))
         for partition, run in _partition_runs(table):
@@ -108,10 +138,10 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
                     close(other)
             while run.num_rows:
                 file = pending.setdefault(partition, _PendingFile())
-                piece = run.slice(0, per_file - file.rows) if per_file else run
+                piece = run.slice(0, max(1, per_file - file.rows))
                 run = run.slice(piece.num_rows)
                 file.add(piece)
-                if (per_file and file.rows >= per_file) or (not per_file and file.nbytes >= byte_limit):
+                if file.rows >= per_file:
                     close(partition)
         while len(pending) > 1 and sum(f.nbytes for f in pending.values()) > budget:
             close(max(pending, key=lambda p: pending[p].nbytes))

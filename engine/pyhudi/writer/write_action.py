@@ -390,10 +390,7 @@ class WriteAction:
         return None
 
     def _bulk_insert(self, keyed: DataFrame, ctx: WriteContext) -> list[dict]:
-        # Files are cut near hoodie.parquet.max.file.size by the average record size of earlier commits (or
-        # hoodie.copyonwrite.record.size.estimate), as inserts are planned.
-        record_size = average_record_size(self.table.timeline(), self.wc)
-        ctx = dataclasses.replace(ctx, records_per_file=max(1, self.wc.max_file_size // record_size))
+        # Files are cut near hoodie.parquet.max.file.size by their encoded size (bulk_insert.FileSizer)
         partitioned = bool(self.wc.partition_path_field)
         ordered, grouped = lay_out(keyed, self.wc.bulk_insert_sort_mode, self.wc.bulk_insert_parallelism, partitioned)
         stats_df = ordered.mapInArrow(lambda batches: write_bulk_files(ctx, batches, grouped), STATS_DDL)
