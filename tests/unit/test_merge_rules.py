@@ -62,3 +62,36 @@ def test_partial_update_merge_with_stored(seed):
             by_key[r[KEY]] = {**first, **{f: first[f] if first[f] is not None else second[f] for f in ("a", "b")}}
     got = result.kept.to_pylist() + result.written.to_pylist()
     assert sorted(got, key=repr) == sorted(by_key.values(), key=repr)
+
+
+@pytest.mark.parametrize("payload", [OVERWRITE_WITH_LATEST, DEFAULT_PAYLOAD])
+@pytest.mark.parametrize("seed", range(20))
+def test_merge_with_stored_matches_a_per_key_fold(payload, seed):
+    """Stored and incoming keys matched either way round (the batch's keys are hashed, the file's probed), over
+    several chunks, with deletes and stored records that win by ordering value; inserts, updates and deletes
+    counted as Hudi's merge handle counts them."""
+    rng = random.Random(seed)
+    n_stored = rng.randrange(0, 40)
+    stored = [{KEY: f"k{i}", "ts": rng.randrange(4), "a": i, "b": "s"} for i in rng.sample(range(60), n_stored)]
+    incoming = [{KEY: f"k{i}", "ts": rng.randrange(4), "a": 100 + i, "b": "i"} for i in rng.sample(range(60), 12)]
+    deletes = [rng.random() < 0.2 for _ in incoming]
+    cut = rng.randrange(0, len(stored) + 1)
+    stored_table = pa.Table.from_batches([pa.RecordBatch.from_pylist(part, STORED)
+                                          for part in (stored[:cut], stored[cut:]) if part], STORED)
+    result = merge_file_group(stored_table, pa.Table.from_pylist(incoming, STORED), pa.array(deletes), payload, "ts")
+    by_key = {r[KEY]: r for r in stored}
+    updates = inserts = removed = 0
+    for r, deleted in zip(incoming, deletes):
+        old = by_key.get(r[KEY])
+        if old is not None and payload == DEFAULT_PAYLOAD and old["ts"] > r["ts"]:
+            continue                       # the stored record wins: kept as it is
+        if deleted:
+            removed += old is not None
+            by_key.pop(r[KEY], None)
+        else:
+            updates += old is not None
+            inserts += old is None
+            by_key[r[KEY]] = r
+    got = result.kept.to_pylist() + result.written.to_pylist()
+    assert sorted(got, key=repr) == sorted(by_key.values(), key=repr)
+    assert (result.num_updates, result.num_inserts, result.num_deletes) == (updates, inserts, removed)

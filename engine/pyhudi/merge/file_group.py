@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -71,9 +72,8 @@ def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Ar
 
     incoming_keys = incoming[RECORD_KEY]
     stored_keys = stored[RECORD_KEY]
-    at = pc.index_in(incoming_keys, value_set=stored_keys)        # each incoming record's stored row, if any
+    at, matched_in_stored = _match(incoming_keys, stored_keys)   # each incoming record's stored row, if any
     matched_in_incoming = pc.is_valid(at)
-    matched_in_stored = pc.is_in(stored_keys, value_set=incoming_keys)
     keep_stored = pc.invert(matched_in_stored)
     take_incoming = pc.invert(deletes)
     written = incoming
@@ -97,7 +97,7 @@ def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Ar
             take_incoming = pc.and_(take_incoming, pc.invert(old_wins))
             deletes = pc.and_(deletes, pc.invert(old_wins))
 
-    kept = stored.filter(keep_stored)
+    kept = stored if pc.all(keep_stored).as_py() is not False else stored.filter(keep_stored)   # no copy if all stay
     written = written.filter(take_incoming)
     num_deletes = _count(pc.and_(deletes, matched_in_incoming))
     num_updates = _count(pc.and_(take_incoming, matched_in_incoming))
@@ -105,6 +105,18 @@ def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Ar
     num_inserts = _count(inserted)
     return MergeResult(kept, written, num_updates, num_inserts, num_deletes,
                        _array(pc.filter(incoming_keys, inserted)))
+
+
+def _match(incoming_keys, stored_keys) -> tuple[pa.Array, pa.Array]:
+    """(each incoming key's stored row or null, which stored rows an incoming key matches). Only the batch's
+    keys are hashed and the file's probed against them: a file holds ~100x more rows than the batch sends it
+    (hashing the file's keys, as index_in over them would, was most of a merge)."""
+    pos = _array(pc.index_in(stored_keys, value_set=incoming_keys))
+    matched_in_stored = pc.is_valid(pos)
+    rows = np.flatnonzero(matched_in_stored.to_numpy(zero_copy_only=False))
+    at = np.full(len(incoming_keys), -1, dtype=np.int64)
+    at[pos.filter(matched_in_stored).to_numpy()[::-1]] = rows[::-1]   # a key stored twice: its first row
+    return pa.array(at, mask=at < 0), matched_in_stored
 
 
 def _array(column) -> pa.Array:
