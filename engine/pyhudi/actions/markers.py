@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import uuid
 
 from pyhudi.storage import Storage
 from pyhudi.timeline import TEMP_FOLDER
@@ -44,7 +43,11 @@ def create_marker(storage: Storage, instant_time: str, relative_path: str, io_ty
         storage.write_bytes(f"{marker_folder(instant_time)}/{marker}", b"")
         return
     folder = storage.full(marker_folder(instant_time))
-    _ensure_type_file(folder)
+    if not os.path.exists(f"{folder}/{MARKER_TYPE_FILE}"):   # before any marker line: Hudi reads MARKERS files
+        # only where MARKERS.type says TIMELINE_SERVER_BASED (published whole; its temporary name starts with a dot,
+        # not with MARKERS, which Hudi would read as markers)
+        storage.create_if_absent(f"{marker_folder(instant_time)}/{MARKER_TYPE_FILE}",
+                                 TIMELINE_SERVER_BASED.encode("ascii"), durable=False)
     line = (marker + "\n").encode("utf-8")
     path = f"{folder}/MARKERS{_markers_index()}"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
@@ -53,25 +56,6 @@ def create_marker(storage: Storage, instant_time: str, relative_path: str, io_ty
             raise OSError(f"short write of marker {marker!r} to {path}")
     finally:
         os.close(fd)
-
-
-def _ensure_type_file(folder: str) -> None:
-    """The marker folder with its MARKERS.type (Hudi reads MARKERS files only where it says TIMELINE_SERVER_BASED),
-    published whole (a temporary file linked to its name) before any marker line. The temporary name does not start
-    with MARKERS: Hudi would read such a file as markers."""
-    type_path = f"{folder}/{MARKER_TYPE_FILE}"
-    if os.path.exists(type_path):
-        return
-    os.makedirs(folder, exist_ok=True)
-    temp = f"{folder}/.type-{uuid.uuid4().hex}.tmp"
-    with open(temp, "wb") as out:
-        out.write(TIMELINE_SERVER_BASED.encode("ascii"))
-    try:
-        os.link(temp, type_path)
-    except FileExistsError:
-        pass
-    finally:
-        os.unlink(temp)
 
 
 def _markers_index() -> int:

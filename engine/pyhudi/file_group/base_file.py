@@ -136,10 +136,11 @@ def encoded_record_size(records: pa.Table, compression: str = "gzip", unique_col
     file's fixed part (schema, footer; measured on no rows): written in memory, for sizing files before they are
     written (bulk_insert)."""
     table = records.replace_schema_metadata(None)
+    options = _writer_options(table, compression, unique_columns)
 
     def encoded(rows: pa.Table) -> int:
         sink = pa.BufferOutputStream()
-        with pq.ParquetWriter(sink, rows.schema, **_writer_options(table, compression, unique_columns)) as writer:
+        with pq.ParquetWriter(sink, rows.schema, **options) as writer:
             writer.write_table(rows, row_group_size=1 << 20)
         return sink.tell()
     return max(1.0, (encoded(table) - encoded(table.slice(0, 0))) / max(1, table.num_rows))

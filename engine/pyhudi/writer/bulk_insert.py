@@ -98,8 +98,7 @@ class _PendingFile:
 
 def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], grouped: bool) -> Iterator[pa.RecordBatch]:
     """Executor side: cut this task's rows into new base files, one pending file per partition path, closed when
-    it holds hoodie.parquet.max.file.size of encoded records (FileSizer), or `ctx.records_per_file` records when
-    set. With `grouped` input a partition's file is closed when the next partition begins; otherwise (unsorted
+    it holds hoodie.parquet.max.file.size of encoded records (FileSizer). With `grouped` input a partition's file is closed when the next partition begins; otherwise (unsorted
     modes) every partition's file stays open, and when they hold more than a few files' worth of memory the
     largest is closed early, as Hudi's writer closes handles it cannot keep open."""
     token, partition_id = task_token()
@@ -129,7 +128,7 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
         if batch.num_rows == 0:
             continue
         table = pa.Table.from_batches([batch])
-        per_file = ctx.records_per_file or sizer.records_per_file(table)
+        per_file = sizer.records_per_file(table)
         if not grouped:
             table = table.take(pc.sort_indices(table[PARTITION_PATH]))
         for partition, run in _partition_runs(table):

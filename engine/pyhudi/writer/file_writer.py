@@ -60,7 +60,6 @@ class WriteContext:
     payload_class: str
     ordering_field: str | None
     max_file_size: int = 120 * 1024 * 1024
-    records_per_file: int = 0                  # bulk_insert: cut files at this many records (0: by arrow size)
     is_mor: bool = False
     log_block_format: str = "parquet"
     ordering_avro_type: object = None
