@@ -14,8 +14,11 @@ from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  
 def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFrame:
     """A DataFrame over the table at `path`, read with Spark's native parquet scan (column pruning and filter
     pushdown apply). A merge-on-read snapshot reads only the log files in Python and merges them with the base
-    rows by a join (`mor_scan`). Options are Hudi's read options: hoodie.datasource.query.type, as.of.instant..."""
+    rows by a join (`mor_scan`). A read that plans the same files as an earlier read in this session reuses
+    that read's built plan (`dataframe_cache`). Options are Hudi's read options: hoodie.datasource.query.type,
+    as.of.instant..."""
     from pyhudi.cdc import is_cdc_query
+    from pyhudi.reader.dataframe_cache import cached_dataframe
     from pyhudi.reader.mor_scan import can_merge_natively, merged_snapshot
 
     if is_cdc_query(options):   # Hudi's CDC rows, built in executors by the data source
@@ -25,10 +28,11 @@ def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFra
     plan = plan_scan(str(path), options)
     if plan.needs_merge:
         if can_merge_natively(plan):   # base files natively, log files in executors, merged by a join
-            return merged_snapshot(spark, plan, lambda uris: native_scan(spark, plan, uris))
+            return cached_dataframe(spark, plan, "merged", lambda: merged_snapshot(
+                spark, plan, lambda uris: native_scan(spark, plan, uris)))
         # incremental reads of slices with logs (and tables the native merge cannot key): merged per slice
         return spark.read.format("hudi").options(**(options or {})).load(str(path))
-    return scan_dataframe(spark, plan)
+    return cached_dataframe(spark, plan, "native", lambda: scan_dataframe(spark, plan))
 
 
 def escape_glob(path: str) -> str:
