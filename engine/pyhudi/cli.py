@@ -207,8 +207,7 @@ def _show(path: str) -> int:
         for group in groups:
             for s in group.slices:
                 base = f"{os.path.basename(s.base_file.path)} {s.base_file.size} B" if s.base_file else "no base file"
-                logs = sum(log.size for log in s.log_files)
-                print(f"  {group.file_id} @ {s.base_instant}: {base}, {len(s.log_files)} log file(s) {logs} B")
+                print(f"  {group.file_id} @ {s.base_instant}: {base}, {len(s.log_files)} log file(s) {s.log_size} B")
     return 0
 
 

@@ -54,8 +54,13 @@ class FileSlice:
     log_files: list[LogFile] = field(default_factory=list)
 
     @property
+    def log_size(self) -> int:
+        """Bytes of the slice's log files (a size not known, negative, counts 0, as Hudi's FileSliceMetricUtils)."""
+        return sum(log.size for log in self.log_files if log.size >= 0)
+
+    @property
     def total_size(self) -> int:
-        return (self.base_file.size if self.base_file else 0) + sum(log.size for log in self.log_files)
+        return (self.base_file.size if self.base_file else 0) + self.log_size
 
 
 @dataclass

@@ -87,7 +87,7 @@ def merged_snapshot(spark: SparkSession, plan: ScanPlan, scan) -> DataFrame:
 
 
 def _log_bytes(slices: list) -> int:
-    return sum(log.size or 0 for s in slices for log in s.log_files)
+    return sum(s.log_size for s in slices)
 
 
 def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -> DataFrame:

@@ -141,7 +141,7 @@ def table_health(path: str, options: Mapping[str, str] | None = None) -> TableHe
     for slice_ in table.view(timeline=timeline).latest_slices():
         base = slice_.base_file
         health.groups.append(FileGroupRow(slice_.partition_path, slice_.file_id, base.size if base else 0,
-                                          len(slice_.log_files), sum(log.size for log in slice_.log_files)))
+                                          len(slice_.log_files), slice_.log_size))
         health.bytes_latest += slice_.total_size
         if base is not None:
             records[slice_.partition_path] += int((stats_by_path.get(base.path) or {}).get("numWrites") or 0)

@@ -132,7 +132,7 @@ def _slice_size(slice_: FileSlice, opts: ClusteringOptions) -> int:
 
 def _metrics(slices: list[FileSlice], opts: ClusteringOptions) -> dict[str, float]:
     """FileSliceMetricUtils.addFileSliceCommonMetrics over the group's slices."""
-    log_size = sum(log.size for s in slices for log in s.log_files if log.size >= 0)
+    log_size = sum(s.log_size for s in slices)
     base = sum(s.base_file.size for s in slices if s.base_file is not None)
     io_read = (base + log_size) / _MB
     io_write = sum(_slice_size(s, opts) for s in slices) / _MB

@@ -81,7 +81,7 @@ def generate_plan(table: HudiTable, timeline: Timeline, opts: CompactionOptions)
 
 
 def _operation(slice_: FileSlice, default_base_size: int) -> CompactionOperation:
-    log_size = sum(log.size for log in slice_.log_files if log.size >= 0)
+    log_size = slice_.log_size
     base_size = slice_.base_file.size if slice_.base_file else 0
     io_read = (base_size + log_size) // _MB
     io_write = (base_size if base_size > 0 else default_base_size) // _MB

@@ -45,7 +45,7 @@ def _show_fsview_all(spark, args):
         for s in group.slices:
             logs = s.log_files
             rows.append((partition, file_id, s.base_instant, s.base_file.path.rsplit("/", 1)[-1] if s.base_file else "",
-                         s.base_file.size if s.base_file else -1, len(logs), sum(l.size for l in logs),
+                         s.base_file.size if s.base_file else -1, len(logs), s.log_size,
                          str([l.path.rsplit("/", 1)[-1] for l in logs])))
     return rows[:int(args["limit"])]
 
@@ -69,7 +69,7 @@ def _show_fsview_latest(spark, args):
     rows = []
     for s in view.latest_slices([str(args["partition_path"])]):
         logs = s.log_files
-        size = sum(l.size for l in logs)
+        size = s.log_size
         base = s.base_file.size if s.base_file else -1
         scheduled = (s.partition_path, s.file_id) in pending
         names = str([l.path.rsplit("/", 1)[-1] for l in logs])
