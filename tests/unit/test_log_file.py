@@ -419,6 +419,7 @@ def test_parquet_block_content_is_a_parquet_file_with_the_avro_schema():
     assert block.content[:4] == b"PAR1" and block.content[-4:] == b"PAR1"
     pf = pq.ParquetFile(pa.BufferReader(block.content))
     assert pf.metadata.metadata[b"parquet.avro.schema"].decode() == RICH_SCHEMA
+    assert b"ARROW:schema" not in pf.metadata.metadata                  # as Java Hudi: the Avro schema types it
     assert pf.metadata.row_group(0).column(0).compression == "GZIP"     # Hudi's default codec
     assert pf.schema_arrow.names == [f["name"] for f in json.loads(RICH_SCHEMA)["fields"]]
 

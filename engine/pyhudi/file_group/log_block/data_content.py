@@ -81,13 +81,15 @@ def conform_records(records: pa.Table, schema_json: str) -> pa.Table:
 
 def encode_parquet_content(records: pa.Table, schema_json: str | None = None,
                            compression: str = DEFAULT_PARQUET_COMPRESSION) -> bytes:
-    if schema_json:
-        table = conform_records(records, schema_json)
-        table = table.replace_schema_metadata({b"parquet.avro.schema": schema_json.encode("utf-8")})
-    else:
-        table = records
+    table = conform_records(records, schema_json) if schema_json else records.replace_schema_metadata(None)
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, **encoding(table, compression))
+    # No ARROW:schema entry (store_schema=False, which also leaves out the table's schema metadata, so the Avro
+    # schema is added to the footer by hand): it repeats the Avro schema's columns (~3-8 KB a block, more than the
+    # records of a small block), and Java Hudi writes none; readers type the records from the Avro schema.
+    with pq.ParquetWriter(sink, table.schema, store_schema=False, **encoding(table, compression)) as writer:
+        writer.write_table(table)
+        if schema_json:
+            writer.add_key_value_metadata({"parquet.avro.schema": schema_json})
     return sink.getvalue().to_pybytes()
 
 
