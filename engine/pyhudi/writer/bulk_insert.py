@@ -98,9 +98,10 @@ class _PendingFile:
 
 def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], grouped: bool) -> Iterator[pa.RecordBatch]:
     """Executor side: cut this task's rows into new base files, one pending file per partition path, closed when
-    it holds hoodie.parquet.max.file.size of encoded records (FileSizer). With `grouped` input a partition's file is closed when the next partition begins; otherwise (unsorted
-    modes) every partition's file stays open, and when they hold more than a few files' worth of memory the
-    largest is closed early, as Hudi's writer closes handles it cannot keep open."""
+    it holds hoodie.parquet.max.file.size of encoded records (FileSizer). With `grouped` input a partition's file
+    is closed when the next partition begins; otherwise (unsorted modes) every partition's file stays open, and
+    when they hold more than a few files' worth of memory the largest is closed early, as Hudi's writer closes
+    handles it cannot keep open."""
     token, partition_id = task_token()
     stats = []
     pending: dict = {}

@@ -81,7 +81,7 @@ def conform_records(records: pa.Table, schema_json: str) -> pa.Table:
 
 def encode_parquet_content(records: pa.Table, schema_json: str | None = None,
                            compression: str = DEFAULT_PARQUET_COMPRESSION) -> bytes:
-    table = conform_records(records, schema_json) if schema_json else records.replace_schema_metadata(None)
+    table = conform_records(records, schema_json) if schema_json else records
     sink = pa.BufferOutputStream()
     # No ARROW:schema entry (store_schema=False, which also leaves out the table's schema metadata, so the Avro
     # schema is added to the footer by hand): it repeats the Avro schema's columns (~3-8 KB a block, more than the
