@@ -12,6 +12,8 @@ from pathlib import Path
 
 import posixpath
 
+import pyarrow.parquet as pq
+
 from pyhudi.actions.timeline_metadata import read_cleaner_plan
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.services.archive import read_archived_entries
@@ -59,6 +61,24 @@ def missing_files(path: str) -> list[str]:
     return sorted(written - cleaned - data_files(path))
 
 
+def misnamed_rows(path: str) -> list[str]:
+    """Base files with rows whose `_hoodie_file_name` names another file (Hudi writes the holding file's name into
+    every row it writes or copies; a virtual-key table's files hold it too)."""
+    out = []
+    for relative in sorted(data_files(path)):
+        name = Path(relative).name
+        if not parse_base_file_name(name):
+            continue
+        try:
+            values = pq.read_table(Path(path) / relative, columns=["_hoodie_file_name"]).column(0).unique().to_pylist()
+        except (OSError, ValueError) as exc:   # a torn file (ArrowInvalid is a ValueError)
+            out.append(f"{relative}: unreadable ({exc})")
+            continue
+        if values and values != [name]:
+            out.append(f"{relative}: {sorted(map(str, values))}")
+    return out
+
+
 def leftovers(path: str, *, allow_pending: bool = False) -> dict:
     """Everything a finished, recovered table must not have; each entry empty when all is well."""
     table = HudiTable.load(path)
@@ -70,7 +90,9 @@ def leftovers(path: str, *, allow_pending: bool = False) -> dict:
             "missing files": missing_files(path),
             "markers of finished instants": sorted(d.name for d in temp.iterdir() if d.name not in pending)
             if temp.exists() else [],
-            "pending instants": [] if allow_pending else [str(i) for i in timeline.pending()]}
+            "pending instants": [] if allow_pending else [str(i) for i in timeline.pending()],
+            "misnamed rows": misnamed_rows(path)}
 
 
-CLEAN = {"stray files": [], "missing files": [], "markers of finished instants": [], "pending instants": []}
+CLEAN = {"stray files": [], "missing files": [], "markers of finished instants": [], "pending instants": [],
+         "misnamed rows": []}

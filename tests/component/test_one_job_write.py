@@ -17,6 +17,7 @@ import pyhudi
 from pyhudi.file_group.bloom_filter import FOOTER_BLOOM_KEY, from_footer
 from pyhudi.index.bucket import new_bucket_file_id
 from pyhudi.table import HudiTable
+from file_audit import misnamed_rows
 from support import assert_same_rows_as_hudi_rs, rows
 
 
@@ -160,6 +161,30 @@ def test_rewrite_carries_the_bloom_filter_and_keys_have_no_dictionary(spark, tmp
     region = parquet.metadata.row_group(0).column(names.index("region")).encodings
     assert not any("DICTIONARY" in e for e in region)   # 60 rows: below DICTIONARY_MIN_ROWS (test_parquet_settings)
     assert len(_snapshot(spark, path)) == 60
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_rewritten_files_name_themselves_in_every_row(spark, tmp_path, table_type):
+    """A merge that copies stored records into a new file version (COW upsert and delete; a MOR small file taking
+    inserts) writes the new file's name into `_hoodie_file_name` of every row, copied ones too, as Hudi's
+    HoodieMergeHandle does; their commit time and sequence number stay."""
+    path = str(tmp_path / "t")
+    opts = _options(table_type=table_type)
+    pyhudi.write(_batch(spark, range(0, 20), 1, regions=("a",)), path, opts)
+    before = pq.read_table(f"{path}/{HudiTable.load(path).view().latest_base_files()[0].path}").to_pylist()
+    pyhudi.write(_batch(spark, [3, 25], 2, regions=("a",)), path, opts)   # an update and an insert: a rewrite
+    if table_type == "COPY_ON_WRITE":
+        pyhudi.write(_batch(spark, [4], 3, regions=("a",)), path, {**opts, "hoodie.datasource.write.operation": "delete"})
+    files = HudiTable.load(path).view().latest_base_files()
+    assert len(files) == 1 and files[0].path.rsplit("/", 1)[-1] not in {r["_hoodie_file_name"] for r in before}
+    assert misnamed_rows(path) == []
+    after = {r["_hoodie_record_key"]: r for r in pq.read_table(f"{path}/{files[0].path}").to_pylist()}
+    for old in before:
+        if old["id"] not in ("k0003", "k0004"):
+            kept = after[old["_hoodie_record_key"]]
+            assert (kept["_hoodie_commit_time"], kept["_hoodie_commit_seqno"]) == \
+                (old["_hoodie_commit_time"], old["_hoodie_commit_seqno"])
+    assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
 
 
 def test_new_bucket_file_id_matches_the_bucket_tag_column(spark):
