@@ -187,6 +187,27 @@ def test_rewritten_files_name_themselves_in_every_row(spark, tmp_path, table_typ
     assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
 
 
+@pytest.mark.parametrize("sized", [False, True], ids=["stages", "one-task"])
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_sequence_numbers_are_unique_within_a_commit(spark, tmp_path, table_type, sized):
+    """`_hoodie_commit_seqno` is `<instant>_<task partition>_<n>`; a task writing several files (file groups of
+    two partitions, small files and new ones, files cut by size in a bulk insert) gives each file its own range
+    of n, so no two rows of a commit share one (Hudi writes each file group in its own task)."""
+    path = str(tmp_path / "t")
+    opts = _options(table_type=table_type, **{"hoodie.parquet.small.file.limit": "0"})
+    bulk = {**opts, "hoodie.datasource.write.operation": "bulk_insert", "hoodie.parquet.max.file.size": "2000",
+            "hoodie.copyonwrite.record.size.estimate": "100"}
+    pyhudi.write(_batch(spark, range(0, 60), 1, sized=sized), path, bulk)
+    pyhudi.write(_batch(spark, range(0, 60, 3), 2, sized=sized), path, opts)         # updates in every file
+    pyhudi.write(_batch(spark, [*range(1, 60, 3), *range(60, 70)], 3, sized=sized), path, opts)
+    table = pyhudi.read(spark, path).select("_hoodie_commit_time", "_hoodie_commit_seqno").toPandas()
+    assert len(table) == 70 and table["_hoodie_commit_time"].nunique() == 3
+    repeated = table[table["_hoodie_commit_seqno"].duplicated(keep=False)]
+    assert repeated.empty, repeated.sort_values("_hoodie_commit_seqno")
+    assert all(s.startswith(f"{t}_") for t, s in zip(table["_hoodie_commit_time"], table["_hoodie_commit_seqno"]))
+    assert len(HudiTable.load(path).view().latest_slices()) > 2
+
+
 def test_new_bucket_file_id_matches_the_bucket_tag_column(spark):
     digest = F.md5(F.concat_ws("|", F.lit("20260101000000000"), F.lit("a/b"), F.lit("3")))
     row = spark.range(1).select(F.concat(F.lit("00000003-"), F.substring(digest, 9, 4), F.lit("-"),

@@ -1,7 +1,10 @@
 """Spark jobs of the actions: on the driver, collect a job's (small) result rows, turning a PyHudiError raised
-inside an executor back into the same error; in a task, the write token that names this attempt's files."""
+inside an executor back into the same error; in a task, the write token that names this attempt's files and the
+record sequence numbers its files take."""
 
 from __future__ import annotations
+
+import threading
 
 from pyspark.sql import DataFrame
 
@@ -33,3 +36,20 @@ def task_token() -> tuple[str, int]:
     if ctx is None:
         return write_token(0, 0, 0), 0
     return write_token(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId()), ctx.partitionId()
+
+
+_SEQUENCE_LOCK = threading.Lock()
+_sequence = {"token": None, "next": 0}   # this worker's current task attempt and its next free sequence number
+
+
+def reserve_sequence(token: str, count: int) -> int:
+    """The first of ``count`` record sequence numbers (the last part of ``_hoodie_commit_seqno``) for one file the
+    task attempt ``token`` writes. A task writes several files (one per file group, some side by side in threads)
+    under one Spark partition id; disjoint ranges keep every seqno of a commit unique, as Hudi's one task per file
+    group does. A Python worker runs one task at a time, so a new token starts again at 0."""
+    with _SEQUENCE_LOCK:
+        if _sequence["token"] != token:
+            _sequence.update(token=token, next=0)
+        start = _sequence["next"]
+        _sequence["next"] = start + count
+    return start

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 
 from pyhudi.actions.markers import create_marker
-from pyhudi.actions.spark_jobs import task_token
+from pyhudi.actions.spark_jobs import reserve_sequence, task_token
 from pyhudi.file_group.base_file import encoded_record_size, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.sorted_runs import run_bounds
@@ -114,7 +114,7 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
         file_id = new_file_id()
         name = base_file_name(file_id, token, ctx.instant_time)
         relative = partition_file(partition, name)
-        stamped = stamp_meta(table, ctx, name, partition_id)
+        stamped = stamp_meta(table, ctx, name, partition_id, reserve_sequence(token, table.num_rows))
         if ctx.virtual_keys is not None:
             stamped = virtual_keys.blank_meta(stamped, name)
         create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_SCHEMA
-from pyhudi.actions.spark_jobs import task_token
+from pyhudi.actions.spark_jobs import reserve_sequence, task_token
 from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile,
                                          read_base_file_and_footer, write_base_file)
 from pyhudi.file_group.naming import base_file_name, partition_file
@@ -164,7 +164,10 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
 
     name = base_file_name(file_id, token, ctx.instant_time)
     relative = partition_file(partition, name)
-    written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id)
+    kept = 0 if result.kept is None else result.kept.num_rows
+    # numbered by their place in the new file (copied rows first), as Hudi's merge handle counts records written
+    first = reserve_sequence(token, kept + result.written.num_rows) + kept
+    written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id, first)
     table = pa.concat_tables([renamed(result.kept, name), written]) if result.kept is not None else written
     if ctx.virtual_keys is not None:
         table = virtual_keys.blank_meta(table, name)
@@ -220,7 +223,7 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
         return stats_table([])
     calls, rows = [], []        # the append calls (lists of blocks) and the data records of each
     if updates.num_rows:
-        records = stamp_meta(updates, ctx, file_id, partition_id)
+        records = stamp_meta(updates, ctx, file_id, partition_id, reserve_sequence(token, updates.num_rows))
         per_block = max(1, ctx.log_block_max_size // max(1, records.nbytes // records.num_rows))
         for start in range(0, records.num_rows, per_block):
             chunk = records.slice(start, per_block)
