@@ -10,6 +10,7 @@ import pytest
 
 import pyhudi
 from support import hudi_rs_read, rows
+from pyhudi.sqlext.query import Resolver
 from pyhudi.table import HudiTable
 
 DATA_COLUMNS = ["id", "name", "price", "ts", "region"]
@@ -88,6 +89,41 @@ def test_commit_metadata_and_properties_are_hudis(spark, tmp_path):
     assert "hoodie.table.version=6" in props and "hoodie.table.recordkey.fields=id" in props
     assert "hoodie.table.keygenerator.class=org.apache.hudi.keygen.SimpleKeyGenerator" in props
     assert not (hoodie / ".temp" / instant.instant_time).exists()   # markers are removed after the commit
+
+
+def test_options_with_the_commit_metadata_prefix_are_kept_in_the_commit(spark, tmp_path):
+    """hoodie.datasource.write.commitmeta.key.prefix ("_"): such write options land in extraMetadata (a streaming
+    job's checkpoint, read back with the commit); SQL UPDATE and DELETE are prepped writes, as Hudi's, unless
+    hoodie.spark.sql.optimized.writes.enable=false."""
+    path = tmp_path / "checkpoint"
+    instant = pyhudi.write(_df(spark, [(1, "a", 1.0, 1, "us")]), path, _options("cp", _checkpoint="offsets=42"))
+    extra = json.loads((path / ".hoodie" / f"{instant}.commit").read_text())["extraMetadata"]
+    assert extra["_checkpoint"] == "offsets=42" and "hoodie.table.name" not in extra
+    instant = pyhudi.write(_df(spark, [(2, "b", 1.0, 1, "us")]), path,
+                           _options("cp", **{"hoodie.datasource.write.commitmeta.key.prefix": "stream.",
+                                             "stream.batch": "7", "_checkpoint": "offsets=43"}))
+    extra = json.loads((path / ".hoodie" / f"{instant}.commit").read_text())["extraMetadata"]
+    assert extra["stream.batch"] == "7" and "_checkpoint" not in extra
+
+    spark.sql("DROP TABLE IF EXISTS prepped_writes")
+    try:
+        pyhudi.sql(spark, "CREATE TABLE prepped_writes (id INT, v STRING, ts INT) USING hudi "
+                          "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')")
+        pyhudi.sql(spark, "INSERT INTO prepped_writes VALUES (1, 'a', 1), (2, 'b', 1)")
+        location = Resolver(spark).entry_by_name("prepped_writes").location
+        pyhudi.sql(spark, "UPDATE prepped_writes SET v = 'c' WHERE id = 1")
+        pyhudi.sql(spark, "DELETE FROM prepped_writes WHERE id = 2")
+        pyhudi.sql(spark, "SET hoodie.spark.sql.optimized.writes.enable=false")
+        pyhudi.sql(spark, "UPDATE prepped_writes SET v = 'd' WHERE id = 1")
+        timeline = HudiTable.load(location).timeline()
+        operations = [(m.get("operationType"), (m.get("extraMetadata") or {}).get("_hoodie.spark.sql.writes.prepped"))
+                      for m in map(timeline.read_metadata, timeline.completed_writes())]
+        assert operations == [("UPSERT", None), ("UPSERT_PREPPED", "true"), ("DELETE_PREPPED", "true"),
+                              ("UPSERT", None)]
+        assert rows(pyhudi.sql(spark, "SELECT id, v FROM prepped_writes")) == [(1, "d")]
+    finally:
+        pyhudi.sql(spark, "RESET hoodie.spark.sql.optimized.writes.enable")
+        pyhudi.sql(spark, "DROP TABLE IF EXISTS prepped_writes PURGE")
 
 
 def test_base_file_footer_has_bloom_filter_and_key_range(spark, tmp_path):

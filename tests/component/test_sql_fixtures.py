@@ -1,5 +1,6 @@
 """Replaying the SQL that produced each Java-written v6 fixture through pyhudi.sql gives the rows the fixture
-holds (user columns, compared with hudi-rs reading the fixture)."""
+holds (user columns, compared with hudi-rs reading the fixture), in commits of the same actions and operation
+types."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pyarrow.compute as pc
 import pytest
 
 import pyhudi
+from pyhudi.sqlext.query import Resolver
 from pyhudi.table import HudiTable
 from support import FIXTURES, fixture_table, hudi_rs_read, rows
 
@@ -50,6 +52,18 @@ def _replay(spark, script: str, location) -> None:
         pyhudi.sql(spark, part)
 
 
+def _operations(path) -> list[tuple]:
+    """Each completed write of the timeline: its action, operationType and whether it is a prepped SQL write
+    (Hudi's UPDATE and DELETE: UPSERT_PREPPED / DELETE_PREPPED)."""
+    timeline = HudiTable.load(str(path)).timeline()
+    out = []
+    for instant in timeline.completed_writes():
+        meta = timeline.read_metadata(instant)
+        out.append((instant.action, meta.get("operationType"),
+                    (meta.get("extraMetadata") or {}).get("_hoodie.spark.sql.writes.prepped")))
+    return out
+
+
 def _wall_clock(table: pa.Table, zone: str) -> pa.Table:
     """TIMESTAMP columns as the local time in `zone`: a TIMESTAMP literal of the script means a wall-clock time
     in the session time zone of the run, so runs in different zones store different instants for it."""
@@ -83,6 +97,7 @@ def test_replay_matches_fixture(spark, tmp_path, tmp_path_factory, name):
         # plain spark.sql reads the catalog table through the `hudi` data source: same rows
         plain = _wall_clock(spark.sql(f"SELECT * FROM {table}").toArrow(), our_zone)
         assert rows(plain, columns) == rows(theirs, columns)
+        assert _operations(Resolver(spark).entry_by_name(table).location) == _operations(base)
     finally:
         pyhudi.sql(spark, f"DROP TABLE IF EXISTS {table} PURGE")
 

@@ -16,6 +16,16 @@ import pyarrow as pa
 OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
                    "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
                    "delete_partition": "DELETE_PARTITION", "compact": "COMPACT"}
+# A write option Hudi's SQL UPDATE and DELETE set (hoodie.spark.sql.optimized.writes.enable): the records come from
+# the table itself, and the commit records the operation's _PREPPED variant.
+SQL_WRITES_PREPPED_KEY = "_hoodie.spark.sql.writes.prepped"
+PREPPED_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete")
+
+
+def operation_type(operation: str, prepped: bool = False) -> str:
+    """Hudi's operationType of a write operation (``UPSERT``; ``UPSERT_PREPPED`` for a prepped SQL write)."""
+    name = OPERATION_TYPES[operation]
+    return f"{name}_PREPPED" if prepped and operation in PREPPED_OPERATIONS else name
 
 # The one stats row a writer task returns per written file (write_stat turns it into a HoodieWriteStat).
 STATS_DDL = ("partition_path string, file_id string, path string, prev_commit string, num_writes long, "

@@ -24,6 +24,13 @@ PAYLOAD_EVENT_TIME_FIELD = declare("hoodie.payload.event.time.field", "ts",
 COMBINE_BEFORE_INSERT = declare("hoodie.combine.before.insert", False, bool_value)
 COMBINE_BEFORE_UPSERT = declare("hoodie.combine.before.upsert", True, bool_value)
 COMBINE_BEFORE_DELETE = declare("hoodie.combine.before.delete", True, bool_value)
+COMMIT_METADATA_KEY_PREFIX = declare(
+    "hoodie.datasource.write.commitmeta.key.prefix", "_",
+    doc="Write options whose keys start with this prefix are kept in the commit's extraMetadata (e.g. a streaming "
+        "checkpoint), as Hudi's DataSourceUtils.getExtraMetadata.")
+SQL_OPTIMIZED_WRITES = declare(
+    "hoodie.spark.sql.optimized.writes.enable", True, bool_value,
+    doc="SQL UPDATE and DELETE are Hudi's prepped writes: their commits record UPSERT_PREPPED / DELETE_PREPPED.")
 METADATA_ENABLE = declare("hoodie.metadata.enable", False, bool_value,
                           doc="pyhudi does not write the metadata table; true is accepted and ignored with a warning.")
 

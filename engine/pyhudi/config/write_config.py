@@ -40,6 +40,7 @@ class WriteConfig:
     combine_before_upsert: bool = setting(W.COMBINE_BEFORE_UPSERT)
     combine_before_delete: bool = setting(W.COMBINE_BEFORE_DELETE)
     metadata_enable: bool = setting(W.METADATA_ENABLE)
+    commit_metadata_key_prefix: str = setting(W.COMMIT_METADATA_KEY_PREFIX)
     # file sizing and encoding
     max_file_size: int = setting(W.MAX_FILE_SIZE)
     small_file_limit: int = setting(W.SMALL_FILE_LIMIT)

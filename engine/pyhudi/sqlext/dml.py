@@ -11,6 +11,7 @@ from pyspark.sql import functions as F
 from sqlglot import exp
 
 from pyhudi import config as C
+from pyhudi.actions.metadata import SQL_WRITES_PREPPED_KEY
 from pyhudi.errors import SqlError
 from pyhudi.sqlext import catalog, commits, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
@@ -29,11 +30,15 @@ def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry) -> dic
 
 
 def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, operation: str | None,
-               extra: dict | None = None) -> WriteResult:
-    """One Hudi commit of `df` (data columns by name) to the catalog table."""
+               extra: dict | None = None, *, prepped: bool = False) -> WriteResult:
+    """One Hudi commit of `df` (data columns by name) to the catalog table. `prepped`: an UPDATE or DELETE, which
+    Hudi writes as a prepped write unless hoodie.spark.sql.optimized.writes.enable=false (the commit records
+    UPSERT_PREPPED / DELETE_PREPPED, and _hoodie.spark.sql.writes.prepped=true in its extraMetadata)."""
     import pyhudi
     options = table_write_options(spark, entry)
     options.update(extra or {})
+    if prepped and C.config_of(options).get(C.SQL_OPTIMIZED_WRITES):
+        options[SQL_WRITES_PREPPED_KEY] = "true"
     # Hudi's SQL default (ProvidesHoodieConfig.buildHoodieInsertConfig): an insert-style write into a table with
     # both a primary key and a preCombineField keeps one row per key of the statement, the greatest ordering value.
     options.setdefault(C.COMBINE_BEFORE_INSERT.key,
@@ -165,7 +170,7 @@ def update(spark: SparkSession, resolver: Resolver, stmt: exp.Update, entry: cat
     sql = f"SELECT {', '.join(select)} FROM {_target(resolver, entry, stmt.this)}"
     if where is not None:
         sql += f" WHERE {rewrite(resolver, where.this).sql('spark')}"
-    write_rows(spark, entry, spark.sql(sql), "upsert")
+    write_rows(spark, entry, spark.sql(sql), "upsert", prepped=True)
 
 
 def delete(spark: SparkSession, resolver: Resolver, stmt: exp.Delete, entry: catalog.CatalogEntry) -> None:
@@ -173,7 +178,7 @@ def delete(spark: SparkSession, resolver: Resolver, stmt: exp.Delete, entry: cat
     sql = f"SELECT * FROM {_target(resolver, entry, stmt.this)}"
     if where is not None:
         sql += f" WHERE {rewrite(resolver, where.this).sql('spark')}"
-    write_rows(spark, entry, spark.sql(sql), "delete")
+    write_rows(spark, entry, spark.sql(sql), "delete", prepped=True)
 
 
 def _key_fields(entry: catalog.CatalogEntry) -> list[str]:

@@ -19,7 +19,8 @@ from pyspark.sql import functions as F
 
 from pyhudi import config as C
 from pyhudi.cdc import cdc_logging_mode
-from pyhudi.actions.metadata import OPERATION_TYPES, STATS_DDL, CommitMetadata, write_stat
+from pyhudi.actions.metadata import (SQL_WRITES_PREPPED_KEY, STATS_DDL, CommitMetadata, operation_type,
+                                      write_stat)
 from pyhudi.actions.spark_jobs import collect_or_raise
 from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.errors import WriteConflictError
@@ -112,7 +113,7 @@ class WriteAction:
 
     def inflight_metadata(self) -> CommitMetadata:
         """What the inflight instant holds: the operation, no stats yet (as Hudi writes it)."""
-        return CommitMetadata(OPERATION_TYPES[self.operation], replaced_file_ids={} if self.is_replace else None)
+        return CommitMetadata(self.operation_type, replaced_file_ids={} if self.is_replace else None)
 
     def write(self, instant_time: str, timeline: Timeline) -> CommitMetadata:
         """Write this instant's data files (Spark jobs, markers first) and return its commit metadata."""
@@ -124,8 +125,21 @@ class WriteAction:
             write_partition_metadata(self.storage, partition, instant_time)
         replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, self._replaced_partitions()) \
             if self.is_replace else None
-        return CommitMetadata(OPERATION_TYPES[self.operation], stats,
-                              {"schema": avro_json(self.avro_schema), **self._index_extra()}, replaced)
+        return CommitMetadata(self.operation_type, stats,
+                              {**self.user_metadata, "schema": avro_json(self.avro_schema), **self._index_extra()},
+                              replaced)
+
+    @property
+    def operation_type(self) -> str:
+        return operation_type(self.operation, self.wc.options.get(SQL_WRITES_PREPPED_KEY, "").lower() == "true")
+
+    @property
+    def user_metadata(self) -> dict[str, str]:
+        """The write options the commit keeps in its extraMetadata: those whose key starts with
+        hoodie.datasource.write.commitmeta.key.prefix ("_": e.g. a checkpoint a streaming job stores with its
+        data, read back with the commit), as Hudi's DataSourceUtils.getExtraMetadata."""
+        prefix = self.wc.commit_metadata_key_prefix
+        return {key: value for key, value in self.wc.options.items() if key.startswith(prefix)}
 
     def _replaced_partitions(self) -> list[str]:
         """The partitions a replace operation supersedes: the batch's, plus for insert_overwrite the static
