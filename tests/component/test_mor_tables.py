@@ -7,6 +7,7 @@ import json
 import pytest
 
 import pyhudi
+from pyhudi.file_group.log_file import read_log_bytes
 from pyhudi.table import HudiTable
 from support import assert_same_rows_as_hudi_rs, fixture_table, hudi_rs_read, rows
 
@@ -38,6 +39,12 @@ def test_mor_upserts_and_deletes_match_hudi_rs(spark, tmp_path, block_format):
     assert all((hoodie / f"{t}.deltacommit").exists() for t in (first, second, third))
     logs = sorted(p.name for p in path.rglob(".*.log.*"))
     assert len(logs) == 4, logs          # two partitions x (update log, delete log)
+    # every block's SCHEMA header is the writer schema with the meta fields, delete blocks' too (as Hudi's)
+    schemas = {block.block_type.name: json.loads(block.schema) for log in path.rglob(".*.log.*")
+               for block in read_log_bytes(log.read_bytes(), decode=False)}
+    assert set(schemas) == {"DELETE_BLOCK", f"{block_format.upper()}_DATA_BLOCK"}
+    assert schemas["DELETE_BLOCK"] == schemas[f"{block_format.upper()}_DATA_BLOCK"]
+    assert [f["name"] for f in schemas["DELETE_BLOCK"]["fields"]][:2] == ["_hoodie_commit_time", "_hoodie_commit_seqno"]
     meta = json.loads((hoodie / f"{second}.deltacommit").read_text())
     log_stats = [s for g in meta["partitionToWriteStats"].values() for s in g if "logVersion" in s]
     assert sum(s["numUpdateWrites"] for s in log_stats) == 2 and all(s["prevCommit"] == first for s in log_stats)

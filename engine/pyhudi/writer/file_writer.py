@@ -236,7 +236,8 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
                     else [None] * removed.num_rows)
         keys = [(k, p, o) if o is not None else natural_delete(k, p) for k, p, o in
                 zip(removed[RECORD_KEY].to_pylist(), removed[PARTITION_PATH].to_pylist(), ordering)]
-        block = delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.table_avro_schema_json)
+        # the SCHEMA header: the writer schema with meta fields, as HoodieAppendHandle's header for every block
+        block = delete_block(keys, ctx.instant_time, ctx.ordering_avro_type, ctx.avro_schema_json)
         if calls:
             calls[-1].append(block)
         else:
