@@ -220,6 +220,26 @@ def test_unknown_mode_from_set(spark, tmp_path, reset_modes):
 
 
 # --- MERGE INTO: one commit ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("statement", ["INSERT INTO", "INSERT OVERWRITE TABLE"])
+def test_insert_select_star_from_a_hudi_table_drops_its_meta_columns(spark, tmp_path, statement):
+    """`INSERT INTO t SELECT * FROM hudi_table`: the query's `_hoodie_*` columns are dropped before its columns
+    meet the table's (Hudi's alignQueryOutput), so a copy between Hudi tables works as between parquet tables."""
+    source, target, twin = _name("src"), _name("dst"), _name("twin")
+    try:
+        for name in (source, target, twin):
+            _create(spark, name, tmp_path / name)
+        pyhudi.sql(spark, f"UPDATE {source} SET v = 'new' WHERE id = 2")
+        pyhudi.sql(spark, f"{statement} {target} SELECT * FROM {source} WHERE id > 1")
+        pyhudi.sql(spark, f"{statement} {twin} SELECT id, v, dt FROM {source} WHERE id > 1")
+        assert _rows(spark, target) == _rows(spark, twin)
+        assert (2, "new", "b") in _rows(spark, target)
+        with pytest.raises(SqlError, match="columns but"):   # a missing data column is still an error
+            pyhudi.sql(spark, f"INSERT INTO {target} SELECT _hoodie_record_key, id, v FROM {source}")
+    finally:
+        for name in (source, target, twin):
+            pyhudi.sql(spark, f"DROP TABLE IF EXISTS {name} PURGE")
+
+
 def test_merge_updates_deletes_and_inserts_in_one_commit(spark, tmp_path):
     name, source = _name("merge_one"), _name("merge_src")
     try:

@@ -163,9 +163,12 @@
     {%- endcall -%}
   {%- endif -%}
   {%- if for_columns and config.persist_column_docs() and model.columns -%}
-    {%- set existing = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
-    {%- for column_name, column in model.columns.items() -%}
-      {%- if column_name | lower in existing and column.get('description') -%}
+    {#-- dbt's validate_doc_columns: documented columns the relation lacks are named in a warning and skipped; a
+         quoted column name matches case-sensitively --#}
+    {%- set existing = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+    {%- set present = validate_doc_columns(relation, model.columns, existing) -%}
+    {%- for column_name, column in present.items() -%}
+      {%- if column.get('description') -%}
         {%- call statement('persist_column_docs') -%}
           alter table {{ relation }} change column {{ adapter.quote(column_name) if column.get('quote') else column_name }} comment '{{ pyhudi_escape(column['description']) }}'
         {%- endcall -%}
