@@ -88,9 +88,22 @@ class PyhudiAdapter(SparkAdapter):
 
     def _get_columns_for_catalog(self, relation) -> Iterable[Dict[str, Any]]:
         stats = self._hudi_stats(relation) if getattr(relation, "is_hudi", False) else {}
+        comment, column_comments = self._catalog_comments(relation)
         for column in super()._get_columns_for_catalog(relation):
-            if column.get("column_name") not in self.HUDI_METADATA_COLUMNS:
-                yield {**column, **stats}
+            name = column.get("column_name")
+            if name not in self.HUDI_METADATA_COLUMNS:
+                yield {**column, **stats, "table_comment": comment,
+                       "column_comment": column_comments.get(name)}
+
+    def _catalog_comments(self, relation) -> tuple:
+        """`dbt docs generate`: the table's and its columns' comments (what persist_docs wrote), from the relation's
+        SHOW TABLE EXTENDED text and the session's catalog (metadata only; dbt-spark's catalog reports none)."""
+        spark = self.connections.open(self.connections.get_thread_connection()).handle.spark
+        try:
+            columns = spark.catalog.listColumns(f"`{relation.schema}`.`{relation.identifier}`")
+        except Exception:  # noqa: BLE001 - a relation dropped meanwhile: its catalog entry has no comments
+            columns = []
+        return table_comment(relation.information or ""), {c.name: c.description for c in columns if c.description}
 
     def _hudi_stats(self, relation) -> Dict[str, Any]:
         """`dbt docs generate`: the Hudi table's type, key, last commit, files and bytes (metadata only)."""
@@ -263,3 +276,23 @@ def _call_literal(value: Any) -> str:
         value = ",".join(str(v) for v in value)
     text = str(value).replace("\\", "\\\\").replace("'", "\\'")
     return f"'{text}'"
+
+
+# The lines SHOW TABLE EXTENDED prints after a table's `Comment: ...` (CatalogTable.toLinkedHashMap), which end it.
+_AFTER_COMMENT = ("Collation: ", "View Text: ", "View Original Text: ", "View Schema Mode: ",
+                  "View Catalog and Namespace: ", "View Query Output Columns: ", "Table Properties: ", "Statistics: ",
+                  "Location: ", "Serde Library: ", "InputFormat: ", "Partition Provider: ", "Schema: ")
+
+
+def table_comment(information: str) -> Optional[str]:
+    """A table's comment in its SHOW TABLE EXTENDED text (which may span lines), or None."""
+    lines = information.split("\n")
+    for at, line in enumerate(lines):
+        if line.startswith("Comment: "):
+            text = [line[len("Comment: "):]]
+            for following in lines[at + 1:]:
+                if following.startswith(_AFTER_COMMENT):
+                    break
+                text.append(following)
+            return "\n".join(text)
+    return None
