@@ -95,12 +95,15 @@ class PyhudiAdapter(SparkAdapter):
                 yield {**column, **stats, "table_comment": comment,
                        "column_comment": column_comments.get(name)}
 
+    def _spark(self):
+        """The Spark session of this thread's connection."""
+        return self.connections.open(self.connections.get_thread_connection()).handle.spark
+
     def _catalog_comments(self, relation) -> tuple:
         """`dbt docs generate`: the table's and its columns' comments (what persist_docs wrote), from the relation's
         SHOW TABLE EXTENDED text and the session's catalog (metadata only; dbt-spark's catalog reports none)."""
-        spark = self.connections.open(self.connections.get_thread_connection()).handle.spark
         try:
-            columns = spark.catalog.listColumns(f"`{relation.schema}`.`{relation.identifier}`")
+            columns = self._spark().catalog.listColumns(f"`{relation.schema}`.`{relation.identifier}`")
         except Exception:  # noqa: BLE001 - a relation dropped meanwhile: its catalog entry has no comments
             columns = []
         return table_comment(relation.information or ""), {c.name: c.description for c in columns if c.description}
@@ -109,8 +112,7 @@ class PyhudiAdapter(SparkAdapter):
         """`dbt docs generate`: the Hudi table's type, key, last commit, files and bytes (metadata only)."""
         from dbt.adapters.pyhudi.catalog_stats import hudi_table_stats
         from pyhudi.sqlext import catalog
-        connection = self.connections.open(self.connections.get_thread_connection())
-        entry = catalog.lookup(connection.handle.spark, None, relation.schema, relation.identifier)
+        entry = catalog.lookup(self._spark(), None, relation.schema, relation.identifier)
         return hudi_table_stats(entry.location) if entry is not None and entry.is_hudi else {}
 
     # ---------------------------------------------------------------- Hudi options of a model
@@ -212,8 +214,7 @@ class PyhudiAdapter(SparkAdapter):
         """The partition columns of an existing table, as its catalog entry declares them (DESCRIBE does not
         show them for data source tables)."""
         from dbt.adapters.pyhudi.session import partition_columns
-        connection = self.connections.open(self.connections.get_thread_connection())
-        return partition_columns(connection.handle.spark, relation.schema, relation.identifier)
+        return partition_columns(self._spark(), relation.schema, relation.identifier)
 
     @available
     def hudi_options_comment(self, options: Dict[str, Any]) -> str:
@@ -252,8 +253,7 @@ class PyhudiAdapter(SparkAdapter):
         from dbt.adapters.pyhudi.python_model import SUBMISSION_METHOD, SessionPythonJob
 
         def session_job(parsed_model: Dict[str, Any], _credentials: Any) -> SessionPythonJob:
-            connection = self.connections.open(self.connections.get_thread_connection())
-            return SessionPythonJob(parsed_model, connection.handle.spark)
+            return SessionPythonJob(parsed_model, self._spark())
         return {SUBMISSION_METHOD: session_job}
 
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:

@@ -19,7 +19,7 @@ from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FO
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.footer_scan import find_entries, footer_bytes
 from pyhudi.file_group.parquet_settings import encoding
-from pyhudi.schema.meta_fields import META_FIELDS, UNIQUE_META_FIELDS
+from pyhudi.schema.meta_fields import FILE_NAME, META_FIELDS, UNIQUE_META_FIELDS
 from pyhudi.storage import Storage
 
 # Meta columns whose values are unique per file: a dictionary never pays for them (parquet-mr, Hudi's writer,
@@ -101,6 +101,14 @@ def footer_metadata(keys: pa.Array, bloom: BloomSettings | None, avro_schema_jso
     if avro_schema_json:
         meta[AVRO_SCHEMA_KEY] = avro_schema_json
     return {k.encode(): v.encode() for k, v in meta.items()}
+
+
+def with_file_name(records: pa.Table, file_name: str) -> pa.Table:
+    """``records`` whose ``_hoodie_file_name`` names ``file_name``, the base file they are written to: Hudi writes it
+    into every record a file holds, also those a merge, compaction or clustering copies from an older file."""
+    index = records.schema.get_field_index(FILE_NAME)
+    return records.set_column(index, records.schema.field(index),
+                              pa.repeat(pa.scalar(file_name, pa.string()), records.num_rows))
 
 
 def write_base_file(storage: Storage, relative_path: str, records: pa.Table, bloom: BloomSettings | None,

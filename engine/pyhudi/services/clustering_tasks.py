@@ -15,7 +15,7 @@ import pyarrow as pa
 from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_DDL, STATS_SCHEMA, write_stat
 from pyhudi.actions.spark_jobs import task_token
-from pyhudi.file_group.base_file import BloomSettings, write_base_file
+from pyhudi.file_group.base_file import BloomSettings, with_file_name, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.services.clustering_plan import ClusteringPlan
 from pyhudi.services.compaction_tasks import plan_file_slice
@@ -124,12 +124,12 @@ def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:
     relative = partition_file(partition, name)
     columns = []
     for fld in ctx.schema:
-        if fld.name == MF.FILE_NAME:
-            columns.append(pa.chunked_array([pa.array([name] * records.num_rows, pa.string())]))
+        if fld.name == MF.FILE_NAME:   # named below
+            columns.append(pa.nulls(records.num_rows, pa.string()))
             continue
         column = records[fld.name]
         columns.append(column if column.type == fld.type else column.cast(fld.type))
-    table = pa.Table.from_arrays(columns, schema=ctx.schema)
+    table = with_file_name(pa.Table.from_arrays(columns, schema=ctx.schema), name)
     create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
     out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
     crash_point("clustering.executor.after_file")

@@ -16,7 +16,7 @@ from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_SCHEMA, write_stat
 from pyhudi.actions.spark_jobs import task_token
 from pyhudi.errors import CorruptFileError
-from pyhudi.file_group.base_file import BloomSettings, read_base_file, write_base_file
+from pyhudi.file_group.base_file import BloomSettings, read_base_file, with_file_name, write_base_file
 from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
 from pyhudi.file_group.naming import base_file_name, parse_base_file_name, parse_log_file_name
 from pyhudi.services.compaction_plan import TOTAL_LOG_FILES_SIZE, CompactionPlan
@@ -174,9 +174,7 @@ def compact_file_slice(ctx: CompactContext, op: dict) -> pa.Table:
     name = base_file_name(slice_.file_id, token, ctx.instant_time)
     relative = f"{slice_.partition_path}/{name}" if slice_.partition_path else name
     merged = merged.sort_by(MF.RECORD_KEY)
-    index = merged.column_names.index(MF.FILE_NAME)
-    merged = merged.set_column(index, merged.schema.field(index),
-                               pa.array([name] * merged.num_rows, pa.string()))
+    merged = with_file_name(merged, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if slice_.base_file else "CREATE")
     out = write_base_file(ctx.storage, relative, merged, ctx.bloom, ctx.compression, ctx.avro_schema_json)
     written = time.monotonic()

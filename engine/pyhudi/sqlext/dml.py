@@ -13,14 +13,13 @@ from sqlglot import exp
 from pyhudi import config as C
 from pyhudi.actions.metadata import SQL_WRITES_PREPPED_KEY
 from pyhudi.errors import SqlError
-from pyhudi.schema.meta_fields import META_FIELDS
+from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.sqlext import catalog, commits, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
 from pyhudi.client import DELETE_FLAG_COLUMN, WriteResult
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
 INSERT_INTO_OPERATION = "hoodie.spark.sql.insert.into.operation"
-META_COLUMNS = frozenset(META_FIELDS)
 
 
 def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry) -> dict:
@@ -102,8 +101,8 @@ def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: cat
     source = spark.sql(_source_sql(resolver, stmt.expression))
     # Hudi's InsertIntoHoodieTableCommand.alignQueryOutput: the query's `_hoodie_*` columns (a SELECT * from a
     # Hudi table) are dropped before its columns are matched to the table's
-    source = source.select(*[f"`{c}`" for c in source.columns if c not in META_COLUMNS]) \
-        if META_COLUMNS.intersection(source.columns) else source
+    if any(c in META_COLUMNS for c in source.columns):
+        source = source.select(*[f"`{c}`" for c in source.columns if c not in META_COLUMNS])
     fields = entry.data_fields
     by_lower = {f.name.lower(): f for f in fields}
     unknown = [c for c in list(static) + (listed or []) if c.lower() not in by_lower]

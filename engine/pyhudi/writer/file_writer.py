@@ -17,7 +17,7 @@ from pyhudi.actions.markers import create_marker
 from pyhudi.actions.metadata import STATS_SCHEMA
 from pyhudi.actions.spark_jobs import reserve_sequence, task_token
 from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile,
-                                         read_base_file_and_footer, write_base_file)
+                                         read_base_file_and_footer, with_file_name, write_base_file)
 from pyhudi.file_group.naming import base_file_name, partition_file
 from pyhudi.index.virtual import with_keys
 from pyhudi.merge import delete_mask, event_time_range, keep_latest_per_key, merge_file_group, payload_of
@@ -30,7 +30,6 @@ FILE_ID_COLUMN = "_pyhudi_file_id"
 DELETE_COLUMN = "_pyhudi_is_delete"
 RECORD_KEY = "_hoodie_record_key"
 PARTITION_PATH = "_hoodie_partition_path"
-FILE_NAME = "_hoodie_file_name"
 
 INSERT_COLUMN = "_pyhudi_is_insert"
 ARRIVAL_COLUMN = "_pyhudi_arrival"   # arrival order of a record in the batch, when the writer deduplicates
@@ -100,14 +99,6 @@ def stamp_meta(records: pa.Table, ctx: WriteContext, file_name: str, partition_i
                                 schema=_with_meta(ctx.data_schema))
 
 
-def renamed(stored: pa.Table, file_name: str) -> pa.Table:
-    """Stored records carried into a new file version keep their meta columns except ``_hoodie_file_name``,
-    which names the file now holding them (Hudi's HoodieMergeHandle rewrites it for every copied record)."""
-    index = stored.schema.get_field_index(FILE_NAME)
-    return stored.set_column(index, stored.schema.field(index),
-                             pa.repeat(pa.scalar(file_name, pa.string()), stored.num_rows))
-
-
 def _data_columns(records: pa.Table, data_schema: pa.Schema) -> list[pa.ChunkedArray]:
     """The columns of `data_schema` from `records`, cast to its types; null for a column `records` lacks."""
     names = set(records.column_names)
@@ -168,7 +159,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     # numbered by their place in the new file (copied rows first), as Hudi's merge handle counts records written
     first = reserve_sequence(token, kept + result.written.num_rows) + kept
     written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id, first)
-    table = pa.concat_tables([renamed(result.kept, name), written]) if result.kept is not None else written
+    table = pa.concat_tables([with_file_name(result.kept, name), written]) if result.kept is not None else written
     if ctx.virtual_keys is not None:
         table = virtual_keys.blank_meta(table, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")

@@ -24,7 +24,8 @@ import pyarrow as pa
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
 from pyhudi.keygen import COMPLEX, NON_PARTITION, SIMPLE, TYPE_TO_CLASS
-from pyhudi.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, PARTITION_PATH, RECORD_KEY
+from pyhudi.file_group.base_file import with_file_name
+from pyhudi.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, PARTITION_PATH, RECORD_KEY
 
 # meta columns Hudi leaves null in a virtual-key base file
 NULL_META = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH)
@@ -64,5 +65,4 @@ def blank_meta(records: pa.Table, file_name: str) -> pa.Table:
     for name in NULL_META:
         records = records.set_column(records.schema.get_field_index(name), pa.field(name, pa.string()),
                                      pa.nulls(n, pa.string()))
-    return records.set_column(records.schema.get_field_index(FILE_NAME), pa.field(FILE_NAME, pa.string()),
-                              pa.repeat(pa.scalar(file_name, pa.string()), n))
+    return with_file_name(records, file_name)
