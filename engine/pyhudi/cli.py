@@ -2,7 +2,7 @@
 
     pyhudi sql [-e "SQL" | -f file.sql] [--master local[*]] [--warehouse DIR] [--verbose]   # shell when neither
     pyhudi timeline PATH                                      # instants of a table
-    pyhudi report PATH [--html report.html]                   # table health: summary, findings, charts
+    pyhudi report PATH [--html report.html] [--check-keys [--index-type T]]   # table health: summary, findings
     pyhudi show PATH                                          # partitions, file groups, slices
     pyhudi commits show --path P [--limit N]                  # as hudi-cli; each runs the SQL procedure of the
     pyhudi compaction schedule|run|show --path P              #   same name (CALL show_commits, run_compaction,
@@ -14,7 +14,8 @@
                     [--enable-archive] [--compaction-mode M] [--clustering-mode M] [--hoodie-conf k=v ...]
                     [--continuous [--schedule-delay MS] [--rounds N]]   # Hudi's HoodieMultiTableServicesMain
 
-`timeline`, `show` and `report` read metadata only (no Spark). Spark's start-up and log output stay off the terminal (only
+`timeline`, `show` and `report` read metadata only (no Spark; `report --check-keys` starts Spark to look for keys
+stored twice under a global index). Spark's start-up and log output stay off the terminal (only
 errors are logged) unless --verbose is given.
 """
 
@@ -53,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     report = commands.add_parser("report", help="a table's health: summary, findings with fixes, HTML charts")
     report.add_argument("path")
     report.add_argument("--html", help="also write the self-contained HTML report (charts) to this file")
+    report.add_argument("--check-keys", action="store_true",
+                        help="also look for record keys stored in several partitions (a Spark job; global indexes)")
+    report.add_argument("--index-type", help="the hoodie.index.type the table is written with (default: from "
+                                             "hoodie.properties), e.g. GLOBAL_SIMPLE")
+    _spark_arguments(report)
     _hudi_cli_commands(commands)
     _services_command(commands)
     args = parser.parse_args(argv)
@@ -65,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "show":
             return _show(args.path)
         if args.command == "report":
-            return _report(args.path, args.html)
+            return _report(args)
         if args.command == "sql":
             return _sql(args)
         if args.command == "services":
@@ -76,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _report(path: str, html_file: str | None) -> int:
+def _report(args) -> int:
     from pyhudi import report
-    health = report.table_health(path)
+    path, html_file = args.path, args.html
+    options = {"hoodie.index.type": args.index_type} if args.index_type else {}
+    health = report.table_health(path, options, _spark(args) if args.check_keys else None)
     width = max(len(label) for label, _ in report.summary_rows(health))
     for label, value in report.summary_rows(health):
         print(f"{label.ljust(width)}  {value}")

@@ -9,6 +9,7 @@ import warnings
 
 from pyhudi import config as C
 from pyhudi.errors import ConfigError, TimelineError
+from pyhudi.index import is_simple_bucket_table
 from pyhudi.services import clustering as action
 from pyhudi.services.clustering_strategy import ClusteringOptions
 from pyhudi.services.lock import table_lock
@@ -36,10 +37,22 @@ def _refuse_virtual_keys(table: HudiTable) -> None:
                           "is, or rewrite the table with meta fields (the default) to cluster it")
 
 
+def _refuse_bucket_index(table: HudiTable, options: dict | None) -> None:
+    """As Hudi ("Clustering is not supported for simple bucket index"): a simple BUCKET table's file groups are its
+    buckets, found by hashing the key; clustering would regroup them under other file ids and every later write
+    would refuse the table."""
+    if is_simple_bucket_table(table, options):
+        raise ConfigError(f"Clustering is not supported for simple bucket index: table {table.name} uses "
+                          f"{C.INDEX_TYPE.key}=BUCKET ({C.BUCKET_ENGINE.key}=SIMPLE), whose file groups are its "
+                          "buckets; nothing was planned or written. Size its files with "
+                          f"{C.BUCKET_NUM_BUCKETS.key} when creating the table instead")
+
+
 def schedule_clustering(spark, path, options: dict | None = None, instant_time: str | None = None) -> str | None:
     """Plan a clustering of the table at `path`; returns its instant time, or None when no file slice qualifies."""
     table = HudiTable.load(str(path))
     _refuse_virtual_keys(table)
+    _refuse_bucket_index(table, options)
     opts = ClusteringOptions.of(options)
     with table_service_guard(table, options):
         return action.schedule_plan(table, table.timeline(), opts, instant_time)
@@ -59,6 +72,7 @@ def cluster(spark, path, op: str = "scheduleAndExecute", instant_time: str | lis
     table = HudiTable.load(str(path))
     _refuse_virtual_keys(table)
     raw = C.normalize_options(options or {})
+    _refuse_bucket_index(table, raw)
     opts = ClusteringOptions.of(raw)
     pending = action.pending_clusterings(table, table.timeline())
     if instant_time:
@@ -97,6 +111,10 @@ def run_inline_clustering_if_due(spark, path, options) -> str | None:
     if not (opts.inline or opts.schedule_inline):
         return None
     table = HudiTable.load(str(path))
+    if is_simple_bucket_table(table, raw):
+        warnings.warn(f"inline clustering of {table.name} skipped: clustering is not supported for simple bucket "
+                      "index (its file groups are its buckets)", stacklevel=2)
+        return None
     if action.commits_since_last_clustering(table, table.timeline()) < opts.inline_max_commits:
         return None
     try:

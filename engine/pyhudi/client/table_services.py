@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from pyhudi.client import clustering, compaction
+from pyhudi.index import is_simple_bucket_table
 from pyhudi.errors import ConfigError
 from pyhudi.services import archive, clean
 from pyhudi.table import HudiTable
@@ -82,6 +83,8 @@ def _run_service(spark, path: str, service: str, options: dict, compaction_mode:
             return None          # copy-on-write tables have nothing to compact
         return compaction.compact(spark, path, compaction_mode, None, options)
     if service == "clustering":
+        if is_simple_bucket_table(HudiTable.load(path), options):
+            return None          # a simple bucket table's file groups are its buckets: Hudi does not cluster it
         return clustering.cluster(spark, path, clustering_mode, None, options)
     if service == "clean":
         metadata = clean.clean(spark, path, options, respect_trigger=True)   # as HoodieCleaner

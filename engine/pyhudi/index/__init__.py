@@ -94,3 +94,13 @@ def check_table_index(table, options: dict) -> None:
         from pyhudi.index.bucket import existing_buckets
         existing_buckets(table.view(), table=props.name,
                          num_buckets=C.IndexConfig.from_options(C.config_of(options)).num_buckets)
+
+
+def is_simple_bucket_table(table, options: dict | None = None) -> bool:
+    """Whether the table uses the simple BUCKET index (kept in its hoodie.properties, or given by the options):
+    its file groups are its buckets, so a table service must not regroup them."""
+    props = table.properties
+    given = C.normalize_options(options or {})
+    kind = str(props.get(C.INDEX_TYPE.key) or given.get(C.INDEX_TYPE.key) or "").strip().upper()
+    engine = str(props.get(C.BUCKET_ENGINE.key) or given.get(C.BUCKET_ENGINE.key) or "SIMPLE").strip().upper()
+    return kind == "BUCKET" and engine == "SIMPLE"

@@ -58,3 +58,24 @@ def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
         commit = F.col("_hoodie_commit_time")
         df = df.filter((commit > F.lit(plan.begin_exclusive)) & (commit <= F.lit(plan.end_inclusive)))
     return df
+
+
+def read_file_groups(spark: SparkSession, view, groups: set[tuple[str, str]]) -> DataFrame:
+    """The latest rows of the file groups ``groups`` ({(partition, file id)}) as ``view`` sees them, logs merged:
+    a write that must see the stored version of records it changes (a global index moving keys to another
+    partition merges each with its stored record first, as Hudi's HoodieMergedReadHandle lookup)."""
+    from pyhudi.reader.mor_scan import can_merge_natively, merged_snapshot
+
+    partitions = sorted({partition for partition, _ in groups})
+    slices = [s for s in view.merged_latest_slices(partitions) if (s.partition_path, s.file_id) in groups]
+    plan = ScanPlan(view.table, table_schema(view.table, view.timeline), slices, None, None, False,
+                    frozenset(view.visible_instants), view.timeline_start, view.check_committed_sizes(slices))
+    if not plan.needs_merge:
+        return scan_dataframe(spark, plan)
+    if can_merge_natively(plan):
+        return merged_snapshot(spark, plan, lambda uris: native_scan(spark, plan, uris))
+    # tables the native merge cannot key: the data source's snapshot at the view's instant, narrowed to the groups
+    group = F.concat_ws("/", F.col("_hoodie_partition_path"), F.substring_index(F.col("_hoodie_file_name"), "_", 1))
+    as_of = {"as.of.instant": view.as_of} if view.as_of else {}
+    return (spark.read.format("hudi").options(**as_of).load(view.table.storage.base_uri)
+            .filter(group.isin([f"{p}/{f}" for p, f in sorted(groups)])))

@@ -14,7 +14,7 @@ SKEW_FACTOR = 10              # a partition this many times the median size is s
 
 @dataclass(frozen=True)
 class Finding:
-    severity: str             # warn | info
+    severity: str             # error (the table is damaged) | warn | info
     what: str
     fix: str
 
@@ -94,11 +94,43 @@ def _skew(h: TableHealth, table: str) -> list[Finding]:
                     "(hoodie.index.type=BUCKET) to spread writes within a partition")]
 
 
-RULES = (_pending, _compaction, _clean, _small_files, _archive, _skew)
+def _damage(h: TableHealth, table: str) -> list[Finding]:
+    """report/damage.py: what earlier writers broke, and how to recover without losing more."""
+    d, out = h.damage, []
+    if d.hidden_writes:
+        kept = [w for w in d.hidden_writes if w.on_storage]
+        gone = len(d.hidden_writes) - len(kept)
+        first = kept[0] if kept else d.hidden_writes[0]
+        out.append(Finding(
+            "error", f"{len(d.hidden_writes)} base file(s) are hidden by their own replacecommit (e.g. {first.path} "
+                     f"of {first.instant}, {sum(w.records for w in d.hidden_writes)} records): readers drop the rows "
+                     f"those commits wrote" + (f"; {gone} of the files were already cleaned" if gone else ""),
+            "before any clean runs (set hoodie.clean.automatic=false, do not CALL run_clean), read each file with "
+            "spark.read.parquet(<table path>/<file>), drop its _hoodie_* columns and write the rows back with "
+            f"pyhudi.write(..., operation='upsert') (or INSERT INTO {table}); then clean as usual"))
+    if d.non_bucket_groups:
+        partition, file_id = d.non_bucket_groups[0]
+        out.append(Finding(
+            "error", f"{len(d.non_bucket_groups)} file group(s) of this BUCKET table are not buckets (e.g. "
+                     f"{partition or '(non-partitioned)'}/{file_id}, from a clustering): every write refuses the "
+                     "table; its rows are intact",
+            f"rewrite it in bucket layout: INSERT OVERWRITE TABLE {table} SELECT * FROM {table} (or pyhudi.write("
+            "pyhudi.read(spark, path), path, {..., 'hoodie.datasource.write.operation': 'insert_overwrite_table'}))"))
+    if d.keys_in_several_partitions:
+        out.append(Finding(
+            "error", f"{d.keys_in_several_partitions} record key(s) are stored in more than one partition of this "
+                     f"global-index table (e.g. {', '.join(d.sample_keys)}): a partition move left the old copy",
+            "read the copies (pyhudi.read(spark, path).filter(col('_hoodie_record_key').isin(...))), choose the "
+            "version to keep, delete the keys (operation='delete' removes every copy under a global index), then "
+            "upsert the kept versions"))
+    return out
+
+
+RULES = (_damage, _pending, _compaction, _clean, _small_files, _archive, _skew)
 
 
 def findings(health: TableHealth, table: str | None = None) -> list[Finding]:
     """Every finding, most urgent first; `table` is the name the fixes use (default: the path)."""
     name = table or health.path
     out = [f for rule in RULES for f in rule(health, name)]
-    return sorted(out, key=lambda f: f.severity != "warn")
+    return sorted(out, key=lambda f: ("error", "warn", "info").index(f.severity))

@@ -1,7 +1,8 @@
 """A table's health, read from its metadata only: the timeline, the file listing and the commit write stats.
 
-No record is read. What hudi-cli shows across `commits show`, `stats filesizes`, `compactions show` and
-`cleans show`, in one model that the findings (report/findings.py), the charts and `CALL show_table_health` share.
+No record is read (except, given a Spark session, the record keys of a global-index table: report/damage.py).
+What hudi-cli shows across `commits show`, `stats filesizes`, `compactions show` and `cleans show`, in one model
+that the findings (report/findings.py), the charts and `CALL show_table_health` share.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Mapping
 
 from pyhudi import config as C
 from pyhudi.actions.retention import CleanOptions
+from pyhudi.report.damage import Damage, table_damage
 from pyhudi.services.clean_planner import plan_clean
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
@@ -65,6 +67,7 @@ class TableHealth:
     bytes_latest: int = 0      # the latest file slices: what a snapshot query reads
     reclaimable_files: int = 0  # what a clean with the table's settings would delete now
     reclaimable_bytes: int = 0
+    damage: Damage = field(default_factory=Damage)   # report/damage.py
 
     @property
     def is_mor(self) -> bool:
@@ -124,8 +127,10 @@ def _reclaimable(table: HudiTable, timeline, options: Mapping[str, str], sizes: 
     return len(files), sum(sizes.get(r, 0) for r in relative)
 
 
-def table_health(path: str, options: Mapping[str, str] | None = None) -> TableHealth:
-    """The health model of the Hudi table at `path`; `options` (hoodie.*) override hoodie.properties."""
+def table_health(path: str, options: Mapping[str, str] | None = None, spark=None) -> TableHealth:
+    """The health model of the Hudi table at `path`; `options` (hoodie.*) override hoodie.properties. With a
+    Spark session, a table written with a global index is also checked for keys in several partitions (a Spark
+    job over the record keys); everything else is metadata."""
     table = HudiTable.load(str(path))
     timeline = table.timeline()
     props = table.properties
@@ -138,7 +143,8 @@ def table_health(path: str, options: Mapping[str, str] | None = None) -> TableHe
     sizes = {relative: size for relative, _, size in listing}
     health.bytes_on_disk = sum(sizes.values())
     records: dict[str, int] = defaultdict(int)
-    for slice_ in table.view(timeline=timeline).latest_slices():
+    view = table.view(timeline=timeline)
+    for slice_ in view.latest_slices():
         base = slice_.base_file
         health.groups.append(FileGroupRow(slice_.partition_path, slice_.file_id, base.size if base else 0,
                                           len(slice_.log_files), slice_.log_size))
@@ -147,6 +153,7 @@ def table_health(path: str, options: Mapping[str, str] | None = None) -> TableHe
             records[slice_.partition_path] += int((stats_by_path.get(base.path) or {}).get("numWrites") or 0)
     health.partition_records = dict(records)
     health.reclaimable_files, health.reclaimable_bytes = _reclaimable(table, timeline, merged, sizes)
+    health.damage = table_damage(table, timeline, view, set(sizes), dict(options or {}), spark)
     return health
 
 

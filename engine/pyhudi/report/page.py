@@ -12,7 +12,8 @@ from pyhudi.report.health import TableHealth
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 24px; color: #222; max-width: 1100px; }
 h1 { font-size: 22px; margin-bottom: 4px; } .sub { color: #666; margin-top: 0; }
-table.kv td { padding: 2px 14px 2px 0; } .warn { color: #b00; } .info { color: #555; }
+table.kv td { padding: 2px 14px 2px 0; } .error { color: #b00; font-weight: bold; } .warn { color: #b00; }
+.info { color: #555; }
 .finding { margin: 6px 0; } .fix { font-family: monospace; background: #f4f4f4; padding: 1px 4px; }
 .chart { margin: 18px 0; } .chart svg { max-width: 100%; height: auto; }
 """

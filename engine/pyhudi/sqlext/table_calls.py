@@ -120,7 +120,7 @@ def _show_table_health(spark, args):
     writes the HTML page with charts there."""
     from pyhudi import report
     path, options = target(spark, args)
-    health = report.table_health(path, {k: v for k, v in options.items() if k.startswith("hoodie.")})
+    health = report.table_health(path, {k: v for k, v in options.items() if k.startswith("hoodie.")}, spark)
     name = str(args.get("table") or path)
     if args.get("html_path"):
         with open(str(args["html_path"]), "w", encoding="utf-8") as page:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 
 from pyhudi import config as C
-from pyhudi.errors import ConfigError, PartitionPathError
+from pyhudi.errors import ConfigError, PartitionPathError, PyHudiError
 from pyhudi.table import FileSystemView, HudiTable
 
 REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
@@ -54,3 +54,18 @@ def replaced_file_ids(view: FileSystemView, operation: str, partitions: list[str
         for partition in wanted:
             replaced.setdefault(partition, [])
     return replaced
+
+
+def check_not_replacing_written(replaced: dict[str, list[str]] | None, stats: list[dict], table_name: str,
+                                instant_time: str) -> None:
+    """A replacecommit that lists a file group it writes would hide its own rows from every reader: refuse to
+    complete it (the transaction then removes its files; the table is unchanged)."""
+    if not replaced:
+        return
+    hidden = sorted({(s["partitionPath"], s["fileId"]) for s in stats} &
+                    {(partition, file_id) for partition, ids in replaced.items() for file_id in ids})
+    if hidden:
+        partition, file_id = hidden[0]
+        raise PyHudiError(f"internal error in table {table_name}: replacecommit {instant_time} would replace file "
+                          f"group {partition or '(non-partitioned)'}/{file_id} that it writes itself ({len(hidden)} "
+                          "such group(s)), hiding the rows it wrote; the write was not committed. Please report it.")

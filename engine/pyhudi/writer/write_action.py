@@ -36,8 +36,10 @@ from pyhudi.writer.bulk_insert import lay_out, write_bulk_files
 from pyhudi.writer.batch import dedup_batch, flag_deletes, keyed_batch, prepared_batch
 from pyhudi.writer.planning import (average_record_size, group_states, inserts_to_logs, plan_insert_buckets,
                                     with_auto_keys)
-from pyhudi.writer.replace import REPLACE_OPERATIONS, partitions_to_delete, replaced_file_ids
-from pyhudi.writer import one_job, virtual_keys
+from pyhudi.writer.replace import (REPLACE_OPERATIONS, check_not_replacing_written, partitions_to_delete,
+                                   replaced_file_ids)
+from pyhudi.writer import one_job, partition_moves, virtual_keys
+from pyhudi.merge.payloads import payload_of
 from pyhudi.writer.live_keys import drop_dead_locations, live_key_check
 
 _SLOT_COLUMN = "_pyhudi_slot"
@@ -125,6 +127,7 @@ class WriteAction:
             write_partition_metadata(self.storage, partition, instant_time)
         replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, self._replaced_partitions()) \
             if self.is_replace else None
+        check_not_replacing_written(replaced, stats, self.table_name, instant_time)
         return CommitMetadata(self.operation_type, stats,
                               {**self.user_metadata, "schema": avro_json(self.avro_schema), **self._index_extra()},
                               replaced)
@@ -322,7 +325,10 @@ class WriteAction:
         spec = self.index
         stats = self.index_stats = IndexStats(spec.type)
         if spec.is_bucket:
-            existing = bucket.existing_buckets(view, self.incoming_partitions, self.table_name, spec.num_buckets)
+            # A replace writes every bucket into a new file group (Hudi: "Insert overwrite always generates new
+            # bucket file id"): the groups it replaces keep their ids, and a reader drops them.
+            existing = {} if self.is_replace else \
+                bucket.existing_buckets(view, self.incoming_partitions, self.table_name, spec.num_buckets)
             stats.files_considered = len(existing)
             return bucket.tag(records, RECORD_KEY, PARTITION_PATH, FILE_ID_COLUMN,
                               list(spec.hash_fields), spec.num_buckets, existing, instant_time)
@@ -346,8 +352,25 @@ class WriteAction:
                                                                       self.target_schema, FILE_ID_COLUMN)
         if self.is_mor:   # keys deleted in a file group's logs are not located there (writer/live_keys.py)
             locations = drop_dead_locations(locations, live_key_check(self.table, view, partitions), FILE_ID_COLUMN)
-        return lookup.apply_locations(records, locations, FILE_ID_COLUMN, DELETE_COLUMN, spec.is_global,
-                                      spec.update_partition_path)
+        if not spec.is_global:
+            return lookup.apply_locations(records, locations, FILE_ID_COLUMN)
+        return partition_moves.tag_global(
+            records, locations, FILE_ID_COLUMN, DELETE_COLUMN, spec.update_partition_path,
+            tuple(f for f in (self.wc.payload_ordering_field, self.precombine) if f), payload_of(self.wc.payload_class),
+            lambda groups: self._stored_rows(view, groups), self._release)
+
+    def _stored_rows(self, view, groups: set) -> DataFrame:
+        """The latest stored rows of file groups ({(partition, file id)}), logs merged, keys computed for a
+        virtual-key table: what a global index merges a moving record with."""
+        from pyhudi.index.virtual import with_keys
+        from pyhudi.reader import read_file_groups
+
+        rows = read_file_groups(self.spark, view, groups)
+        if self.virtual_keys is None:
+            return rows
+        keygen = self.virtual_keys
+        return rows.mapInArrow(lambda batches: (b for batch in batches for b in with_keys(
+            pa.Table.from_batches([batch]), keygen).select(rows.columns).to_batches()), rows.schema)
 
     def _finish_index_stats(self, write_stats: list[dict]) -> None:
         """Outcome counters from the write stats: which file groups really held incoming keys."""
