@@ -137,6 +137,20 @@ class Storage:
             self.makedirs(relative.rsplit("/", 1)[0] if "/" in relative else "")
             self._write(relative, data)
 
+    def replace(self, relative: str, data: bytes) -> None:
+        """Write a whole file so a reader sees the old content or the new, never a missing or partial file: on a
+        local disk a durable temporary file renamed over it; an object store's PUT is atomic already."""
+        if not self.is_local:
+            self.write_bytes(relative, data)
+            return
+        final = self.full(relative)
+        temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{uuid.uuid4().hex}.tmp"
+        with open(temp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, final)
+
     def _write(self, relative: str, data: bytes) -> None:
         with self.fs.open_output_stream(self.full(relative)) as out:
             out.write(data)

@@ -21,6 +21,7 @@ import warnings
 from pyhudi.actions.markers import delete_markers, marked_files
 from pyhudi.actions.metadata import CommitMetadata
 from pyhudi.storage import Storage
+from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.timeline import (METAFOLDER, Instant, State, commit_metadata_bytes, create_requested,
                              transition_to_completed, transition_to_inflight)
 
@@ -74,6 +75,7 @@ class InstantCommit:
         if self.inflight is None:
             raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
         self.reconcile(metadata)
+        drop_metadata_table(self.storage)   # never completed while a metadata table it did not update is named
         self.completed = transition_to_completed(self.storage, self.inflight, metadata.to_json())
         return self.completed
 

@@ -14,6 +14,7 @@ from pyhudi.actions import avro_metadata as avro
 from pyhudi.actions.commit import InstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
+from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.timeline import METAFOLDER, Instant, State, transition_to_inflight
 
 
@@ -45,6 +46,7 @@ class ServiceInstantCommit(InstantCommit):
         if self.inflight is None:
             raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
         completed = self.requested.with_state(State.COMPLETED)
+        drop_metadata_table(self.storage)   # never completed while a metadata table it did not update is named
         if not self.storage.create_if_absent(f"{METAFOLDER}/{completed.file_name}", avro.to_bytes(schema, metadata)):
             raise TimelineError(f"{self.where} was completed by another writer")
         self.completed = completed

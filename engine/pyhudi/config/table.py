@@ -20,6 +20,11 @@ TIMELINE_LAYOUT_VERSION = declare("hoodie.timeline.layout.version", "1")
 ARCHIVELOG_FOLDER = declare("hoodie.archivelog.folder", "archived",
                             doc="Folder under .hoodie that holds the archived timeline.")
 TABLE_CHECKSUM = declare("hoodie.table.checksum", None, doc="CRC32 of '<database>.<table>'.")
+TABLE_METADATA_PARTITIONS = declare("hoodie.table.metadata.partitions", None,
+                                    doc="Metadata table partitions ready for readers (files, column_stats, ...); "
+                                        "pyhudi drops the metadata table before it commits (table/metadata_table.py).")
+TABLE_METADATA_PARTITIONS_INFLIGHT = declare("hoodie.table.metadata.partitions.inflight", None,
+                                             doc="Metadata table partitions being built.")
 TABLE_RECORDKEY_FIELDS = declare("hoodie.table.recordkey.fields", None)
 TABLE_PARTITION_FIELDS = declare("hoodie.table.partition.fields", None)
 TABLE_PRECOMBINE_FIELD = declare("hoodie.table.precombine.field", None)

@@ -25,6 +25,7 @@ from pyhudi.actions.timeline_metadata import last_clean_metadata, read_clean_met
 from pyhudi.services.lock import table_lock
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
+from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.timeline import (CLEAN, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              ROLLBACK, SAVEPOINT, TEMP_FOLDER, WRITE_ACTIONS, Instant, Timeline,
                              parse_instant_file_name, parse_instant_time)
@@ -153,6 +154,7 @@ def _move_to_archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) 
     if not selected:
         return []
     storage = table.storage
+    drop_metadata_table(storage)   # Java archives only what its metadata table synced; pyhudi keeps none
     files = _state_files(storage, selected)
     records = [archive_entry(storage, instant) for instant in files]
     write_archive_file(storage, records)

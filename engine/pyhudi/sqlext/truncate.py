@@ -29,6 +29,10 @@ def truncate_table(location: str) -> None:
     """Delete every instant and data file of the Hudi table at `location` and re-initialise it."""
     from pyhudi.table import HudiTable
 
+    from pyhudi.table.metadata_table import drop_metadata_table
+
+    table = HudiTable.load(location)
+    drop_metadata_table(table.storage)   # first: no reader may list files from it while the instants go
     table = HudiTable.load(location)
     values = dict(table.properties.values)
     schema = table.latest_avro_schema()

@@ -25,7 +25,8 @@ from pyhudi.timeline import METAFOLDER, Timeline, has_archived_instants
 
 from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_FILE,  # noqa: F401 (re-exports)
                                      SUPPORTED_TABLE_VERSIONS, TableProperties, dump_properties, load_properties,
-                                     read_table_properties, table_checksum)
+                                     read_table_properties, table_checksum, update_table_properties)
+from pyhudi.table.properties import PROPERTIES_BACKUP
 
 
 # --- the table --------------------------------------------------------------------------------------------
@@ -48,6 +49,8 @@ class HudiTable:
     def load(cls, path: str) -> "HudiTable":
         storage = path if isinstance(path, Storage) else Storage(str(path))
         info = storage.fs.get_file_info(storage.full(PROPERTIES_FILE))
+        if info.type != pafs.FileType.File and storage.exists(PROPERTIES_BACKUP):   # an update under way
+            info = storage.fs.get_file_info(storage.full(PROPERTIES_BACKUP))
         if info.type != pafs.FileType.File:
             check_table_folder(storage)
             raise NotAHudiTableError(
@@ -65,7 +68,7 @@ class HudiTable:
     @staticmethod
     def exists(path: str) -> bool:
         storage = Storage(str(path))
-        if storage.exists(PROPERTIES_FILE):
+        if storage.exists(PROPERTIES_FILE) or storage.exists(PROPERTIES_BACKUP):
             return True
         check_table_folder(storage)
         return False

@@ -11,9 +11,11 @@ from typing import Mapping
 from pyhudi import config as C
 from pyhudi.errors import CorruptFileError
 from pyhudi.storage import Storage
+from pyhudi.testing import crash_point
 from pyhudi.timeline import METAFOLDER
 
 PROPERTIES_FILE = f"{METAFOLDER}/hoodie.properties"
+PROPERTIES_BACKUP = f"{METAFOLDER}/hoodie.properties.backup"
 SUPPORTED_TABLE_VERSIONS = ("5", "6")
 
 COPY_ON_WRITE = "COPY_ON_WRITE"
@@ -205,11 +207,41 @@ def _split_fields(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
+def update_table_properties(storage: Storage, changes: Mapping[str, str]) -> TableProperties:
+    """Change hoodie.properties by Hudi's fail-safe protocol (HoodieTableConfig.modify): recover an interrupted
+    update, write the backup, write the new file, delete the backup. Hudi deletes the file before writing it
+    anew (readers then read the backup); pyhudi replaces it in one step instead (Storage.replace), so readers that
+    know no backup (hudi-rs) never find it missing. A crash at any step leaves the old or the new properties."""
+    _recover_properties(storage)
+    values = read_table_properties(storage).values
+    storage.write_bytes(PROPERTIES_BACKUP, dump_properties(values))
+    crash_point("properties.update.after_backup")
+    updated = {**values, **changes}
+    updated[C.TABLE_CHECKSUM.key] = str(table_checksum(updated.get(C.DATABASE_NAME.key), updated[C.TABLE_NAME.key]))
+    storage.replace(PROPERTIES_FILE, dump_properties(updated))
+    storage.delete_file(PROPERTIES_BACKUP)
+    return TableProperties(updated)
+
+
+def _recover_properties(storage: Storage) -> None:
+    """HoodieTableConfig.recoverIfNeeded: an update that stopped after deleting hoodie.properties left the backup;
+    it becomes the file again."""
+    if not storage.exists(PROPERTIES_FILE) and storage.exists(PROPERTIES_BACKUP):
+        storage.write_bytes(PROPERTIES_FILE, storage.read_bytes(PROPERTIES_BACKUP))
+    storage.delete_file(PROPERTIES_BACKUP)
+
+
 def read_table_properties(storage: Storage) -> TableProperties:
-    """hoodie.properties, checked: decodable text, well-formed escapes, the keys every Hudi table has."""
+    """hoodie.properties, checked: decodable text, well-formed escapes, the keys every Hudi table has. While an
+    update is under way (the file deleted, its backup written) the backup is read, as Hudi's fetchConfigs."""
     where = f"{storage.base_uri}/{PROPERTIES_FILE}"
     fix = "restore it from a backup (Hudi keeps .hoodie/hoodie.properties.backup while it updates the file)"
-    data = storage.read_bytes(PROPERTIES_FILE)
+    try:
+        data = storage.read_bytes(PROPERTIES_FILE)
+    except FileNotFoundError:
+        if not storage.exists(PROPERTIES_BACKUP):
+            raise
+        data = storage.read_bytes(PROPERTIES_BACKUP)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

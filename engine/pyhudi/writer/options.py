@@ -117,8 +117,9 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
                           f"{wc.precombine_field!r} of merge-on-read table {name}, whose readers order by "
                           f"the precombine field; drop the option or set {C.PRECOMBINE.key}={ordering}")
     if wc.metadata_enable:
-        warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored: pyhudi does not write the metadata table",
-                      stacklevel=4)
+        warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored: pyhudi does not write the metadata table yet "
+                      "(a table's metadata table is dropped before pyhudi commits, as Java Hudi does with it "
+                      "disabled; Java writers rebuild it)", stacklevel=4)
     return wc
 
 
