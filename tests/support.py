@@ -79,3 +79,29 @@ def assert_same_rows_as_hudi_rs(spark, path, min_columns: int) -> list[str]:
         assert rows(pyhudi.read(spark, path, {"as.of.instant": instant.time}), columns) == \
             rows(hudi_rs_read(path, as_of=instant.time), columns), instant.time
     return columns
+
+
+def add_stand_in_metadata_table(path) -> None:
+    """What a Java writer leaves beside its data: .hoodie/metadata (here a stand-in: a hoodie.properties and a
+    files-partition log file) and hoodie.table.metadata.partitions=files in the table's hoodie.properties. pyhudi
+    never reads it, only drops it (pyhudi.table.metadata_table)."""
+    from pyhudi.table import HudiTable, update_table_properties
+    from pyhudi.table.metadata_table import METADATA_FOLDER
+
+    folder = Path(path) / METADATA_FOLDER
+    (folder / ".hoodie").mkdir(parents=True, exist_ok=True)
+    (folder / ".hoodie" / "hoodie.properties").write_text("hoodie.table.name=metadata\n")
+    (folder / "files").mkdir(exist_ok=True)
+    (folder / "files" / ".files-0000-0_00000000000000010.log.1_0-1-0").write_bytes(b"#HUDI#")
+    update_table_properties(HudiTable.load(str(path)).storage, {"hoodie.table.metadata.partitions": "files",
+                                                                "hoodie.table.metadata.partitions.inflight": ""})
+
+
+def has_metadata_table(path) -> bool:
+    """hoodie.properties names a metadata table partition, or its folder exists."""
+    from pyhudi.table import HudiTable
+    from pyhudi.table.metadata_table import METADATA_FOLDER, metadata_partitions
+    from pyhudi.table.properties import read_table_properties
+
+    storage = HudiTable.load(str(path)).storage
+    return bool(metadata_partitions(read_table_properties(storage).values)) or storage.exists(METADATA_FOLDER)

@@ -37,7 +37,7 @@ import pyhudi
 import pyhudi.testing as pyhudi_testing
 from file_audit import CLEAN, leftovers, missing_files
 from pyhudi.table import HudiTable
-from support import hudi_rs_read, rows
+from support import add_stand_in_metadata_table, has_metadata_table, hudi_rs_read, rows
 
 WORKER = Path(__file__).with_name("fault_worker.py")
 ENGINE = Path(pyhudi.__file__).parent
@@ -74,6 +74,9 @@ ACTIONS = {
     "restore": (["rollback.after_instant_deleted", "restore.after_first_rollback"],
                 ("COPY_ON_WRITE", "MERGE_ON_READ")),
     "savepoint": (["savepoint.after_inflight"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
+    # an upsert on a table a Java writer left with a metadata table: dropped before the commit completes
+    "upsert_mdt": (["properties.update.after_backup", "metadata_table.drop.after_properties",
+                    "write.before_complete"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
 }
 CI_CASES = {
     ("MERGE_ON_READ", "upsert", "write.before_complete"),
@@ -84,6 +87,7 @@ CI_CASES = {
     ("COPY_ON_WRITE", "upsert_occ", "occ.holding_lock"),
     ("COPY_ON_WRITE", "clean", "clean.before_complete"),
     ("MERGE_ON_READ", "cluster", "clustering.before_commit"),
+    ("COPY_ON_WRITE", "upsert_mdt", "metadata_table.drop.after_properties"),
 }
 # task failure points (first attempt fails, Spark retries) x the actions that pass them
 TASK_FAILURE_ACTIONS = {"write.executor.after_file": ["upsert", "insert", "bulk_insert", "delete", "insert_overwrite"],
@@ -202,7 +206,9 @@ def _prepare(case: Case, action: str, tmp_path):
     case.upsert([0, 1, 2, 3])
     before = dict(case.model)
     partial = None
-    if action in ("upsert", "upsert_occ", "upsert_after_failed", "insert", "bulk_insert"):
+    if action == "upsert_mdt":
+        add_stand_in_metadata_table(case.path)
+    if action in ("upsert", "upsert_occ", "upsert_after_failed", "upsert_mdt", "insert", "bulk_insert"):
         keys = {"insert": [8, 9, 10], "bulk_insert": [11, 12, 13]}.get(action, [0, 2, 5, 8])
         operation = "upsert" if action.startswith("upsert") else action
         records = case.records(keys, "a")
@@ -325,6 +331,8 @@ def test_crash_point(spark, tmp_path, table_type, action, point):
         assert pyhudi.create_savepoint(spark, path, spec[1]) == spec[1]
     _read_checks(spark, path, case.model, f"{where}, then recovered")
     assert leftovers(path) == CLEAN, where
+    if action == "upsert_mdt":   # the recovering write finished the drop
+        assert not has_metadata_table(path) and not (Path(path) / ".hoodie" / "hoodie.properties.backup").exists()
 
 
 @pytest.mark.parametrize("table_type,action,point", _task_failure_cases())

@@ -19,9 +19,9 @@ import pytest
 
 import pyhudi
 from pyhudi.table import HudiTable, update_table_properties
-from pyhudi.table.metadata_table import METADATA_FOLDER, metadata_partitions
+from pyhudi.table.metadata_table import metadata_partitions
 from pyhudi.table.properties import PROPERTIES_BACKUP, PROPERTIES_FILE, read_table_properties
-from support import hudi_rs_read, rows
+from support import add_stand_in_metadata_table, has_metadata_table, hudi_rs_read, rows
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 SCHEMA = "id long, name string, ts long, region string"
@@ -33,28 +33,11 @@ def _options(table_type="COPY_ON_WRITE", **extra):
             "hoodie.datasource.write.table.type": table_type, "hoodie.cleaner.commits.retained": "1", **extra}
 
 
-def _with_metadata_table(path) -> None:
-    """What a Java writer leaves: .hoodie/metadata and hoodie.table.metadata.partitions=files."""
-    folder = Path(path) / METADATA_FOLDER
-    (folder / ".hoodie").mkdir(parents=True, exist_ok=True)
-    (folder / ".hoodie" / "hoodie.properties").write_text("hoodie.table.name=mdt_metadata\n")
-    (folder / "files").mkdir(exist_ok=True)
-    (folder / "files" / ".files-0000-0_00000000000000010.log.1_0-1-0").write_bytes(b"#HUDI#")
-    table = HudiTable.load(str(path))
-    update_table_properties(table.storage, {"hoodie.table.metadata.partitions": "files",
-                                            "hoodie.table.metadata.partitions.inflight": ""})
-
-
-def _has_metadata_table(path) -> bool:
-    storage = HudiTable.load(str(path)).storage
-    return bool(metadata_partitions(read_table_properties(storage).values)) or storage.exists(METADATA_FOLDER)
-
-
 def _table(spark, path, table_type="COPY_ON_WRITE", writes=2):
     for ts in range(1, writes + 1):
         data = [(i, f"n{i}_{ts}", ts, "eu" if i % 2 else "us") for i in range(4)]
         pyhudi.write(spark.createDataFrame(data, SCHEMA), str(path), _options(table_type))
-    _with_metadata_table(path)
+    add_stand_in_metadata_table(path)
 
 
 def _ids(spark, path) -> list[tuple]:
@@ -84,10 +67,10 @@ def test_every_action_drops_a_metadata_table_before_it_completes(spark, tmp_path
     table_type = "MERGE_ON_READ" if action == "compaction" else "COPY_ON_WRITE"
     path = str(tmp_path / "t")
     _table(spark, path, table_type, writes={"archive": 6, "clean": 4}.get(action, 2))
-    assert _has_metadata_table(path)
+    assert has_metadata_table(path)
     with pytest.warns(UserWarning, match="metadata table .* was dropped"):
         ACTIONS[action](spark, path, _options(table_type))
-    assert not _has_metadata_table(path)
+    assert not has_metadata_table(path)
     values = read_table_properties(HudiTable.load(path).storage).values
     assert values.get("hoodie.table.metadata.partitions") in ("", None)
     assert not (Path(path) / PROPERTIES_BACKUP).exists()
@@ -133,7 +116,7 @@ def test_a_crash_while_dropping_leaves_a_readable_table_and_the_next_write_finis
     if crash == "metadata_table.drop.after_properties":
         assert not metadata_partitions(read_table_properties(HudiTable.load(str(path)).storage).values)
     pyhudi.write(spark.createDataFrame([(9, "new", 9, "eu")], SCHEMA), str(path), _options())
-    assert not _has_metadata_table(path)
+    assert not has_metadata_table(path)
     assert not (path / PROPERTIES_BACKUP).exists()
     assert _ids(spark, path) == sorted(before + [(9, "new")])
     assert sorted(rows(hudi_rs_read(path), ["id", "name"])) == sorted(before + [(9, "new")])
