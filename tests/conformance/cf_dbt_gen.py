@@ -5,6 +5,9 @@ The model selects typed columns (every harness type, built from the seed's text 
 partition_by none/one/two in any position, a single or composite unique_key, cow or mor, an optional
 preCombine field, written in dbt-spark's style (`options={...}`) or pyhudi's (`table_type`, `precombine_key`).
 Partition values are a function of the key (a key never moves between partitions), so identity = unique_key.
+The table's index and file sizing (cf_shapes.random_index: SIMPLE / BLOOM / GLOBAL_* / BUCKET, update.partition
+.path, small-file limit, max file size) go in `options` (dbt-spark style) or `index_type` + `tblproperties`
+(pyhudi style); as no key moves, every index gives the same rows.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from cf_shapes import DATA_TYPES
+from cf_shapes import DATA_TYPES, IndexSettings, random_index
 
 EXPRESSIONS = {
     "int": "cast({r} as int)", "bigint": "cast({r} as bigint)", "decimal(10,2)": "cast({r} as decimal(10,2))",
@@ -39,6 +42,7 @@ class Project:
     data: dict[str, str]              # data column -> type
     select: list[tuple[str, str]]     # (column, SQL expression over the seed) in the model's order
     batches: list[list[dict]] = field(default_factory=list)
+    index: IndexSettings = field(default_factory=IndexSettings)
 
     @property
     def seed_columns(self) -> list[str]:
@@ -52,7 +56,7 @@ class Project:
     def describe(self) -> str:
         return (f"strategy={self.strategy} unique_key={self.keys} partition_by={self.partitions or '-'} "
                 f"precombine={self.ordering or '-'} type={self.table_type} style={self.style} "
-                f"columns={self.names} types={self.data}")
+                f"columns={self.names} types={self.data} {self.index.describe()}")
 
     def model_sql(self) -> str:
         config = {"materialized": "incremental", "file_format": "hudi", "incremental_strategy": self.strategy,
@@ -64,11 +68,17 @@ class Project:
             options = {"type": self.table_type}
             if self.ordering:
                 options["preCombineField"] = self.ordering
+            options.update(self.index.properties())
             config["options"] = options
         else:
             config["table_type"] = self.table_type
             if self.ordering:
                 config["precombine_key"] = self.ordering
+            props = dict(self.index.properties())
+            if props.get("hoodie.index.type"):
+                config["index_type"] = props.pop("hoodie.index.type")
+            if props:
+                config["tblproperties"] = props
         args = ", ".join(f"{k}={json.dumps(v)}" for k, v in config.items())
         select = ",\n  ".join(f"{expr} as {name}" for name, expr in self.select)
         return f"{{{{ config({args}) }}}}\nselect\n  {select}\nfrom {{{{ ref('src_' ~ var('batch', 1)) }}}}\n"
@@ -123,6 +133,7 @@ def random_project(seed: int, runs: int | None = None, *, partitions_last: bool 
     project = Project(seed, keys, partitions, ordering, rng.choice(["cow", "mor"]), strategy,
                       rng.choice(["dbt-spark", "pyhudi"]), data, select)
     project.batches = _batches(project, rng, runs or rng.choice([2, 3]))
+    project.index = random_index(random.Random(seed * 7919 + 17))   # its own rng: the rest is as before
     return project
 
 

@@ -20,6 +20,9 @@ KEY_TYPES = ["int", "bigint", "string"]
 PARTITION_TYPES = ["int", "string", "date", "boolean"]
 ORDERING_TYPES = ["int", "bigint", "timestamp"]
 
+INDEX_TYPES = ["SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "BUCKET"]
+GLOBAL_INDEXES = ("GLOBAL_SIMPLE", "GLOBAL_BLOOM")
+
 BASE_DATE = datetime.date(2024, 1, 1)
 BASE_TIME = datetime.datetime(2024, 1, 1, 0, 0, 0)
 
@@ -36,6 +39,68 @@ class Column:
 
 
 @dataclass
+class IndexSettings:
+    """The index and file-sizing settings a CREATE TABLE / CTAS sets (None: not set, Hudi's default)."""
+    type: str | None = None                    # hoodie.index.type (default SIMPLE)
+    buckets: int | None = None                 # hoodie.bucket.index.num.buckets (BUCKET)
+    bucket_engine: bool = False                # also says hoodie.index.bucket.engine = 'SIMPLE' (BUCKET)
+    update_partition_path: bool | None = None  # hoodie.{simple,bloom}.index.update.partition.path (GLOBAL_*)
+    small_file_limit_zero: bool = False        # hoodie.parquet.small.file.limit = 0
+    max_file_size: int | None = None           # hoodie.parquet.max.file.size
+
+    @property
+    def is_global(self) -> bool:
+        return self.type in GLOBAL_INDEXES
+
+    @property
+    def moves(self) -> bool:
+        """A global index whose records move to the partition they arrive with (update.partition.path, default
+        true); False for a global index that updates a record in place, keeping its stored partition path."""
+        return self.is_global and self.update_partition_path is not False
+
+    @property
+    def in_place(self) -> bool:
+        return self.is_global and self.update_partition_path is False
+
+    def properties(self) -> list[tuple[str, str]]:
+        out = []
+        if self.type:
+            out.append(("hoodie.index.type", self.type))
+        if self.buckets is not None:
+            out.append(("hoodie.bucket.index.num.buckets", str(self.buckets)))
+        if self.bucket_engine:
+            out.append(("hoodie.index.bucket.engine", "SIMPLE"))
+        if self.update_partition_path is not None:
+            which = "bloom" if self.type == "GLOBAL_BLOOM" else "simple"
+            out.append((f"hoodie.{which}.index.update.partition.path", str(self.update_partition_path).lower()))
+        if self.small_file_limit_zero:
+            out.append(("hoodie.parquet.small.file.limit", "0"))
+        if self.max_file_size is not None:
+            out.append(("hoodie.parquet.max.file.size", str(self.max_file_size)))
+        return out
+
+    def describe(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.properties()) or "index=default"
+
+
+def random_index(rng: random.Random) -> IndexSettings:
+    """Index type (SIMPLE / BLOOM / GLOBAL_SIMPLE / GLOBAL_BLOOM / BUCKET with 1-4 buckets, or none set),
+    update.partition.path for a global index (true / false / not set), small-file limit 0 or default, a small
+    max file size or the default."""
+    kind = rng.choice([None, "SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "GLOBAL_BLOOM",
+                       "BUCKET", "BUCKET"])
+    out = IndexSettings(kind)
+    if kind == "BUCKET":
+        out.buckets = rng.randint(1, 4)
+        out.bucket_engine = rng.random() < 0.3
+    if kind in GLOBAL_INDEXES:
+        out.update_partition_path = rng.choice([True, False, False, None])
+    out.small_file_limit_zero = rng.random() < 0.3
+    out.max_file_size = rng.choice([None, None, 4096, 65536])
+    return out
+
+
+@dataclass
 class Shape:
     columns: list[Column]
     keys: list[str]
@@ -44,6 +109,7 @@ class Shape:
     table_type: str                # cow | mor
     partition_domain: int = 3
     notes: list[str] = field(default_factory=list)
+    index: IndexSettings = field(default_factory=IndexSettings)
 
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
@@ -54,8 +120,21 @@ class Shape:
 
     @property
     def identity(self) -> list[str]:
-        """What identifies a record in a Hudi table with a non-global index: record key + partition path."""
-        return self.keys + self.partitions
+        """What identifies a record: record key + partition path with a partition-scoped index (SIMPLE, BLOOM,
+        BUCKET), the record key alone with a global one (GLOBAL_SIMPLE, GLOBAL_BLOOM)."""
+        return list(self.keys) if self.index.is_global else self.keys + self.partitions
+
+    @property
+    def locations(self) -> list[str]:
+        """The reference's hidden columns: the partition a record is stored in (its partition path), one per
+        partition column. They equal the partition columns except after a global index with
+        update.partition.path=false updated a record in place: its data holds the incoming partition value, its
+        file stays in the stored partition (Hudi's HoodieIndexUtils.tagGlobalLocationBackToRecords)."""
+        return [f"_loc_{p}" for p in self.partitions]
+
+    @property
+    def stored_names(self) -> list[str]:
+        return self.names + self.locations
 
     @property
     def data_columns(self) -> list[Column]:
@@ -72,11 +151,14 @@ class Shape:
     def describe(self) -> str:
         return (f"columns=({self.ddl()}) primaryKey={','.join(self.keys)} "
                 f"partitions={self.partitions or '-'} preCombineField={self.ordering or '-'} "
-                f"type={self.table_type}")
+                f"type={self.table_type} {self.index.describe()}")
 
     def spark_schema(self):
+        """The reference's schema: the columns, then the hidden location columns (see `locations`)."""
         from pyspark.sql import types as T
-        return T._parse_datatype_string("struct<" + ",".join(f"`{c.name}`:{c.type}" for c in self.columns) + ">")
+        fields = [f"`{c.name}`:{c.type}" for c in self.columns] + \
+            [f"`{loc}`:{self.column(p).type}" for p, loc in zip(self.partitions, self.locations)]
+        return T._parse_datatype_string("struct<" + ",".join(fields) + ">")
 
 
 def random_shape(rng: random.Random, *, max_partitions: int = 2) -> Shape:

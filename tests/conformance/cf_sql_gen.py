@@ -13,7 +13,7 @@ from typing import Callable
 
 import cf_known
 import cf_reference as R
-from cf_shapes import RowMaker, Shape, data_value, partition_value, random_shape, sql_literal
+from cf_shapes import RowMaker, Shape, data_value, partition_value, random_index, random_shape, sql_literal
 
 SOURCE_VIEW = "cf_src"
 COMPLEX_VALUES = {"struct<a:int,b:string>": "named_struct('a', 7, 'b', 'upd')",
@@ -41,6 +41,9 @@ class SequenceGenerator:
         self.seed, self.include_known, self.length = seed, include_known, length
         self.rng = random.Random(seed)
         self.shape: Shape = random_shape(self.rng)
+        # drawn from a rng of its own, so a seed keeps the statements it had before the index dimension
+        self.shape.index = random_index(random.Random(seed * 7919 + 17))
+        self.last = False       # generating the last statement (see _overwrite)
         self.rows = RowMaker(self.shape, self.rng)
         self.known: list[tuple[int, tuple]] = []   # identities written so far (may since be deleted)
         self.next_index = 0
@@ -48,23 +51,30 @@ class SequenceGenerator:
     # --- batches ---------------------------------------------------------------------------------------------
     def _fresh(self, fixed: dict[int, int]) -> tuple[int, tuple]:
         self.next_index += 1
-        slots = tuple(fixed.get(n, s) for n, s in enumerate(self.rows.slots()))
+        slots = tuple(fixed.get(pos, s) for pos, s in enumerate(self.rows.slots()))
         ident = (self.next_index, slots)
         self.known.append(ident)
         return ident
 
-    def batch(self, n: int, *, stored: float, repeats: bool, fixed: dict[int, int] | None = None) -> list[dict]:
+    def batch(self, n: int, *, stored: float, repeats: bool, fixed: dict[int, int] | None = None,
+              move: float = 0) -> list[dict]:
         """n identities (a share of them already written), each once, or with repeats of later ordering;
-        `fixed` pins partition slots (position in PARTITIONED BY -> slot) for every row."""
+        `fixed` pins partition slots (position in PARTITIONED BY -> slot) for every row. `move`: the share of
+        stored keys sent with other partition values (a global index moves or updates them in place)."""
         fixed = fixed or {}
         idents = []
+        moving = move and self.shape.partitions
         for _ in range(n):
-            candidates = [k for k in self.known if all(k[1][i] == s for i, s in fixed.items())]
+            candidates = [k for k in self.known if moving or all(k[1][i] == s for i, s in fixed.items())]
             if candidates and self.rng.random() < stored:
                 ident = self.rng.choice(candidates)
+                if moving and (self.rng.random() < move or any(ident[1][i] != s for i, s in fixed.items())):
+                    slots = tuple(fixed.get(pos, s) for pos, s in enumerate(self.rows.slots()))
+                    if slots != ident[1]:
+                        self.known[self.known.index(ident)] = ident = (ident[0], slots)
             else:
                 ident = self._fresh(fixed)
-            if ident not in idents:
+            if ident[0] not in {i for i, _ in idents}:
                 idents.append(ident)
         out = [self.rows.row(i, s) for i, s in idents]
         if repeats and self.shape.ordering:
@@ -82,6 +92,7 @@ class SequenceGenerator:
     def steps(self) -> list[Step]:
         out = [self._first()]
         while len(out) < self.length + 1:
+            self.last = len(out) == self.length
             for _ in range(20):
                 step = self._random_step()
                 if step is not None and (self.include_known or not cf_known.blocks(self.shape, step)):
@@ -102,6 +113,7 @@ class SequenceGenerator:
         if self.shape.ordering:
             props.append(f"preCombineField = '{self.shape.ordering}'")
         props.append(f"type = '{self.shape.table_type}'")
+        props += [f"'{k}' = '{v}'" for k, v in self.shape.index.properties()]
         return ", ".join(props)
 
     def _partitioned_by(self) -> str:
@@ -147,19 +159,23 @@ class SequenceGenerator:
             [shape.partitions[0]]
         values = {p: self._spec_value(p, slots[shape.partitions.index(p)]) for p in named}
         clause = ", ".join(f"{q(p)} = {v}" for p, v in values.items())
-        keep = " AND ".join(f"`{p}` <=> {v}" for p, v in values.items())
+        keep = " AND ".join(f"`_loc_{p}` <=> {v}" for p, v in values.items())   # partition paths
         return Step("truncate", lambda t, catalog: f"TRUNCATE TABLE {t} PARTITION ({clause})",
                     lambda shape, ref, src: ref.filter(f"NOT ({keep})"), tags={"truncate", "truncate-partition"})
 
     def _alter_properties(self) -> Step:
         """ALTER TABLE SET / UNSET TBLPROPERTIES of write and service settings that change no row: they must
-        reach the next writes (cleaning, archiving, small-file packing, index) without changing what they give."""
+        reach the next writes (cleaning, archiving, small-file packing, index) without changing what they give.
+        The index type set is SIMPLE on a table created with SIMPLE / BLOOM / none, else the table's own (a global
+        index changes what identifies a record; a BUCKET table's index cannot change); only the former unset it."""
+        index = self.shape.index
+        scoped = index.type in (None, "SIMPLE", "BLOOM")
         settings = self.rng.choice([
             {"hoodie.cleaner.commits.retained": "1", "hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"},
             {"hoodie.parquet.small.file.limit": "0"},
-            {"hoodie.index.type": "SIMPLE"},
+            {"hoodie.index.type": "SIMPLE" if scoped else index.type},
         ])
-        if self.rng.random() < 0.3:
+        if self.rng.random() < 0.3 and (scoped or "hoodie.index.type" not in settings):
             keys = ", ".join(f"'{k}'" for k in settings)
             text = f"ALTER TABLE {{t}} UNSET TBLPROPERTIES IF EXISTS ({keys})"
         else:
@@ -169,7 +185,8 @@ class SequenceGenerator:
 
     def _insert(self) -> Step:
         has_ordering = bool(self.shape.ordering)
-        rows = self.batch(self.rng.randint(1, 6), stored=0.5 if has_ordering else 0, repeats=has_ordering)
+        rows = self.batch(self.rng.randint(1, 6), stored=0.5 if has_ordering else 0, repeats=has_ordering,
+                          move=0.5 if has_ordering and self.shape.index.is_global else 0)
         if self.rng.random() < 0.5:
             listed = self._source_order()
             cols = ", ".join(q(c) for c in listed)
@@ -196,7 +213,14 @@ class SequenceGenerator:
         pinned = {n: s for n, s in enumerate(self.rows.slots()) if shape.partitions[n] in fixed}
         if empty and self.known:
             pinned = dict(enumerate(rng.choice(self.known)[1]))
-        rows = self.batch(rng.randint(1, 5), stored=0.5, repeats=bool(shape.ordering), fixed=pinned)
+        # Under a global index INSERT OVERWRITE does not look the keys up: a stored key written into another
+        # partition than its own stays in both. Only the last statement does that (with a key in two partitions a
+        # later upsert's global lookup finds two locations, which Hudi resolves by neither rule the reference
+        # knows); earlier ones write new keys only, as the generator's idea of where a key is may be stale.
+        duplicates = shape.index.is_global and self.last and bool(shape.partitions) and rng.random() < 0.6
+        stored = (0.6 if duplicates else 0) if shape.index.is_global else 0.5
+        rows = self.batch(rng.randint(1, 5), stored=stored, repeats=bool(shape.ordering), fixed=pinned,
+                          move=0.7 if duplicates else 0)
         spec = None if form == "none" else {
             p: (sql_literal(shape.column(p), rows[0][p]) if p in fixed else None) for p in shape.partitions}
         if empty:
@@ -207,7 +231,8 @@ class SequenceGenerator:
         render = lambda t, catalog: (f"{prefix}INSERT OVERWRITE TABLE {t}{clause} SELECT "
                                      f"{', '.join(q(c) for c in catalog if c not in fixed)} FROM {SOURCE_VIEW}")
         effective = "static" if mode == "default" else mode    # Spark's and Hudi's default is static
-        tags = {"overwrite", f"overwrite-{form}", f"mode-{mode}"} | ({"overwrite-static-empty"} if empty else set())
+        tags = {"overwrite", f"overwrite-{form}", f"mode-{mode}"} | ({"overwrite-static-empty"} if empty else set()) \
+            | ({"overwrite-global-stored-keys"} if duplicates else set())
         if mode == "default" and shape.partitions:
             tags.add("overwrite-default-mode-partitioned")
         if shape.ordering and len(rows) != len({tuple(r[c] for c in shape.identity) for r in rows}):
@@ -220,7 +245,10 @@ class SequenceGenerator:
         shape, rng = self.shape, self.rng
         if rng.random() < 0.1:
             return None
-        col = rng.choice([c for c in shape.columns if c.scalar])
+        # with an in-place global index a record's partition columns may differ from its partition path, where
+        # Hudi's partition pruning and a plain filter disagree: no predicate on them
+        col = rng.choice([c for c in shape.columns if c.scalar
+                          and not (shape.index.in_place and c.role == "partition")])
         if col.role == "key" and col.type != "string":
             return rng.choice([f"{q(col.name)} % 2 = {rng.randint(0, 1)}", f"{q(col.name)} % 3 = 0"])
         if col.role == "key":
@@ -254,7 +282,7 @@ class SequenceGenerator:
 
     def _merge(self) -> Step:
         shape, rng = self.shape, self.rng
-        rows = self.batch(rng.randint(1, 6), stored=0.6, repeats=False)
+        rows = self.batch(rng.randint(1, 6), stored=0.6, repeats=False, move=0.4 if shape.index.is_global else 0)
         for row in rows:
             row["_op"] = rng.choice(["U", "D"])
         delete_clause = rng.random() < 0.5
@@ -275,7 +303,8 @@ class SequenceGenerator:
         if insert_clause:
             clauses.append("WHEN NOT MATCHED THEN INSERT *")
         text = f"MERGE INTO {{t}} AS tgt USING {SOURCE_VIEW} AS s ON {on} " + " ".join(clauses)
-        tags = {"merge"} | ({"merge-delete"} if delete_clause else set()) | \
+        tags = {"merge"} | ({"merge-global"} if shape.index.is_global else set()) | \
+            ({"merge-delete"} if delete_clause else set()) | \
             ({"merge-delete-and-upsert"} if delete_clause and (update_clause or insert_clause) else set())
         return Step("merge", lambda t, catalog: text.format(t=t),
                     lambda shape, ref, src: R.merge(shape, ref, src, delete_clause=delete_clause,
