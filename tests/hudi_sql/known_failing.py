@@ -1,0 +1,86 @@
+"""Bookkeeping for test_hudi_sql_suite.py.
+
+KNOWN_FAILING: scenario id (with or without its [cow]/[mor] suffix) -> why pyhudi fails it today (pyhudi differs
+from Hudi 0.15; each was checked not to be a translation error); these run as strict xfail, so a fix shows as
+XPASS (then delete the entry).
+CI_SLICE: the scenarios the default run executes (fast ones, every Scala class, two strict xfails);
+PYHUDI_LONG_TESTS=1 runs every scenario.
+HUDI_RS_EXEMPT: scenario id -> why hudi-rs is not asked to read its final table."""
+
+_BY_NAME = ("INSERT INTO ... SELECT with aliased columns in another order than the table: Hudi 0.15 maps the query's "
+            "columns to the table's by name, pyhudi by position (CAST_INVALID_INPUT or values in the wrong columns)")
+_DUP_FAIL = ("SET hoodie.sql.insert.mode=strict is not enforced: INSERT INTO of a key already in a primaryKey table "
+             "succeeds (upserts); Hudi 0.15 raises HoodieDuplicateKeyException")
+_BUCKET_COMMA = ("a record key value containing ',' ('a1,1') in a complex key is refused by the bucket index "
+                 "(RecordKeyError); Hudi writes it")
+_KEYLESS_PRECOMBINE = ("INSERT INTO a table without primaryKey but with preCombineField: pyhudi picks upsert and refuses "
+                       "(ConfigError: no record key); Hudi 0.15 inserts with auto-generated keys")
+_NON_EQUI_KEY = ("MERGE ON a key expression (t0.id = s0.s_id + 1) is accepted; Hudi raises 'Only simple conditions of "
+                 "the form `t.id = s.id` are allowed on the primary-key and partition path column'")
+
+KNOWN_FAILING: dict[str, str] = {
+    # TestInsertTable
+    "inserttable_test_firstvalueavropayload_test":
+        "hoodie.datasource.write.payload.class=FirstValueAvroPayload is refused (ConfigError: not supported)",
+    "inserttable_test_insert_into_with_static_partition": _BY_NAME,
+    "inserttable_test_insert_into_with_dynamic_partition": _BY_NAME,
+    "inserttable_test_insert_into_with_multi_partition": _BY_NAME,
+    "inserttable_test_insert_into_none_partitioned_table": _DUP_FAIL,
+    "inserttable_test_insert_into_none_partitioned_table_strict_mode_with_n": _DUP_FAIL,
+    "inserttable_test_insert_exception":
+        "column-count mismatch raises pyhudi's own message, not Spark 3.5's [INSERT_COLUMN_ARITY_MISMATCH...] text",
+    "inserttable_test_nested_field_as_primarykey_and_precombinefield":
+        "a nested field as primaryKey / preCombineField (nestedcol.a1) is refused at CREATE TABLE",
+    "inserttable_test_enable_hoodie_merge_allow_duplicate_on_inserts_when_w":
+        "hoodie.merge.allow.duplicate.on.inserts=true with operation=insert: pyhudi still replaces the stored "
+        "record with the same key, Hudi keeps both",
+    "inserttable_test_insert_into_bucket_index_table": _BUCKET_COMMA,
+    "inserttable_test_bulk_insert_into_bucket_index_table": _BUCKET_COMMA,
+    "inserttable_test_insert_overwrite_into_consistent_bucket_index_table":
+        "hoodie.index.bucket.engine=CONSISTENT_HASHING is not supported (ConfigError)",
+    "inserttable_test_insert_into_with_auto_generate_record_keys_with_preco": _KEYLESS_PRECOMBINE,
+    # TestDeleteTable
+    "deletetable_test_delete_table_without_primary_key": _KEYLESS_PRECOMBINE,
+    # TestMergeIntoTable
+    "mergeintotable_test_mergeinto_for_mor_table": _NON_EQUI_KEY,
+    "mergeintotable_test_mergeinto_with_primarykey_expression": _NON_EQUI_KEY,
+    "mergeintotable_test_mergeinto_for_precombinefield":
+        "TBLPROPERTIES hoodie.compaction.payload.class=DefaultHoodieRecordPayload is ignored: a MERGE update with "
+        "a lower ordering value (v=1000 < 1001) overwrites the stored record",
+    "mergeintotable_test_mergeinto_with_precombine_field_expression":
+        "MERGE UPDATE SET v = s0.s_v + 2 (pre-combine field from an expression of a renamed source column) is "
+        "accepted; Hudi raises 'Failed to resolve pre-combine field `v` w/in the source-table output'",
+    "mergeintotable_test_merge_into_with_target_matched_columns_cast_ed":
+        "MERGE ON cast(h0.id as long) = s0.id is accepted; Hudi raises \"Invalid MERGE INTO matching condition: "
+        "s0.id: can't cast s0.id (of LongType) to IntegerType\"",
+    "mergeintotable_test_mergeinto_with_partial_insert":
+        "MERGE ... WHEN NOT MATCHED THEN INSERT (id, name, ...) leaving out columns: the missing column gets type "
+        "VOID and the write fails (SchemaError); Hudi fills NULL of the column's type",
+    # TestCreateTable
+    "createtable_test_create_table_like": "CREATE TABLE ... LIKE ... USING hudi is not supported (SqlError)",
+    "createtable_test_ctas_not_de_duplicating_by_default":
+        "CTAS de-duplicates rows with the same key; Hudi 0.15 CTAS keeps both",
+    "createtable_test_hoodie_table_schema_consistency_for_non_avro_data_typ":
+        "varchar(n) / char(n) columns fail (VarcharType(10) is not supported in conversion to Arrow)",
+    # TestCommitsProcedure
+    "commitsprocedure_test_call_commits_compare_procedure": "CALL commits_compare: unknown procedure",
+    # TestCompactionTable
+    "compactiontable_test_compaction_path":
+        "Hudi's RUN / SCHEDULE / SHOW COMPACTION ON '<path>' statements are not parsed (PARSE_SYNTAX_ERROR)",
+}
+
+CI_SLICE: set[str] = {
+    "inserttable_test_insert_pk_table",
+    "inserttable_test_bulk_insert_with_insert_into_for_non_partitioned_tabl",
+    "inserttable_test_insert_overwrite_into_bucket_index_table",
+    "mergeintotable_test_mergeinto_with_no_full_fields_source",
+    "updatetable_test_ignoring_case_for_update_table",
+    "deletetable_test_delete_table_on_non_pk_condition",
+    "createtable_test_create_table_as_select_with_options_for_filter_props",
+    "createtable_test_create_table_existing_in_catalog",
+    "createtable_test_create_table_like",                   # strict xfail
+    "inserttable_test_insert_exception",                    # strict xfail
+}
+
+HUDI_RS_EXEMPT: dict[str, str] = {
+}
