@@ -232,8 +232,6 @@ def walk(body, lo, hi, env, ctx):
             if m.group("val"):
                 name = m.group("val")
                 if m.group("valif"):
-                    cond_close = matching(body, m.end() - 1)
-                    branches, k = [], m.end() - 1
                     # if (c) {"A"} else if (c2) {"B"} else {"C"}  or without braces
                     chosen, k = None, m.end() - 1
                     while True:
@@ -474,8 +472,7 @@ def extract_file(path):
     helpers = set(re.findall(r"^  (?:private |protected )?def (\w+)", text, re.M))
     out = []
     seen = {}
-    for idx, m in enumerate(heads):
-        end = heads[idx + 1].start() if idx + 1 < len(heads) else len(text)
+    for m in heads:
         name = m.group(1)
         block_open = text.index("{", m.end())
         body = text[block_open:matching(text, block_open, "{", "}") + 1]
