@@ -101,8 +101,11 @@ def test_properties_update_is_read_through_its_backup_and_recovered(spark, tmp_p
     assert (meta / "hoodie.properties").exists() and not (meta / "hoodie.properties.backup").exists()
 
 
-@pytest.mark.parametrize("crash", ["properties.update.after_backup", "metadata_table.drop.after_properties",
-                                   "write.before_complete"])
+@pytest.mark.parametrize("crash", [
+    "metadata_table.drop.after_properties",
+    *[pytest.param(point, marks=[] if os.environ.get("PYHUDI_LONG_TESTS") == "1" else
+                   [pytest.mark.skip(reason="PYHUDI_LONG_TESTS=1 (the fault matrix's CI case covers the drop)")])
+      for point in ("properties.update.after_backup", "write.before_complete")]])
 def test_a_crash_while_dropping_leaves_a_readable_table_and_the_next_write_finishes(spark, tmp_path, crash):
     path = tmp_path / "t"
     _table(spark, path)
