@@ -17,7 +17,8 @@ payload's preCombine (greatest ordering value wins, whole record) before it comb
 under OverwriteWithLatest / OverwriteNonDefaults the result of an out-of-order `ts` (or a null field) depends on
 whether the earlier version sits in the base file or a log -- a layout the model does not track. On such tables
 (unless compaction runs inline after every delta commit) upserts only use increasing `ts` and, under
-OverwriteNonDefaults, non-null names. Partition values with '/' are drawn only with urlencode=true.
+OverwriteNonDefaults, non-null names and partition values (a long run found the partition value case: a null `part`
+of an in-place global update took the base file's value, not the log's, as Hudi's log preCombine makes it). Partition values with '/' are drawn only with urlencode=true.
 
 CI runs a short derandomized slice (3 sequences of 4 steps, about 75 s once Spark is up). PYHUDI_LONG_TESTS=1 runs
 1000 sequences of 8 steps without shrinking; PYHUDI_SETTINGS_MODEL_EXAMPLES / PYHUDI_SETTINGS_MODEL_STEPS override
@@ -215,6 +216,9 @@ class SettingsModel(RuleBasedStateMachine):
             part, region = self.part_values[part_i % 5], REGION_VALUES[region_i]
         if len(self.fields) == 1:
             region = None
+        if self.no_null_names:   # null fields under OverwriteNonDefaults on MOR: layout-dependent (module docstring)
+            part = "a" if part is None else part
+            region = "r1" if region is None and len(self.fields) == 2 else region
         path = self._path_of(part, region)
         target = None
         if stored_rows:
