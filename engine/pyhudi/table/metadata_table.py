@@ -33,7 +33,10 @@ def metadata_partitions(values: dict) -> list[str]:
 
 def drop_metadata_table(storage: Storage) -> bool:
     """Drop the table's metadata table if it has one (properties first, then the folder); True when it did."""
-    values = read_table_properties(storage).values
+    try:
+        values = read_table_properties(storage).values
+    except FileNotFoundError:   # no hoodie.properties (a bare timeline): nothing can name a metadata table
+        return False
     named = metadata_partitions(values)
     present = storage.exists(METADATA_FOLDER)
     if not named and not present:
