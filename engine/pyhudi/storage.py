@@ -144,12 +144,7 @@ class Storage:
             self.write_bytes(relative, data)
             return
         final = self.full(relative)
-        temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{uuid.uuid4().hex}.tmp"
-        with open(temp, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, final)
+        os.replace(_temporary_copy(final, data, durable=True), final)
 
     def _write(self, relative: str, data: bytes) -> None:
         with self.fs.open_output_stream(self.full(relative)) as out:
@@ -164,12 +159,7 @@ class Storage:
         if self.is_local:
             final = self.full(relative)
             os.makedirs(os.path.dirname(final), exist_ok=True)
-            temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{uuid.uuid4().hex}.tmp"
-            with open(temp, "wb") as out:
-                out.write(data)
-                if durable and data:
-                    out.flush()
-                    os.fsync(out.fileno())
+            temp = _temporary_copy(final, data, durable)
             try:
                 os.link(temp, final)
                 return True
@@ -216,3 +206,15 @@ class Storage:
                 self.fs.delete_dir(self.full(relative))
         except FileNotFoundError:
             pass
+
+
+def _temporary_copy(final: str, data: bytes, durable: bool) -> str:
+    """A hidden temporary file beside local path `final` holding `data` (on disk before this returns when
+    `durable` and not empty), for the caller to link or rename into place."""
+    temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{uuid.uuid4().hex}.tmp"
+    with open(temp, "wb") as out:
+        out.write(data)
+        if durable and data:
+            out.flush()
+            os.fsync(out.fileno())
+    return temp

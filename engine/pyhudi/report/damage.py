@@ -18,6 +18,7 @@ from pyhudi.index import GLOBAL_TYPES, is_simple_bucket_table
 from pyhudi.index.bucket import bucket_of_file_id
 from pyhudi.table import HudiTable
 from pyhudi.timeline import REPLACE_COMMIT
+from pyhudi.writer.replace import self_replaced
 
 SAMPLE_KEYS = 5
 
@@ -47,12 +48,12 @@ def hidden_writes(table: HudiTable, timeline, listed: set[str]) -> list[HiddenWr
     out = []
     for instant in timeline.completed([REPLACE_COMMIT]):
         meta = timeline.read_metadata(instant)
-        replaced = {(p, f) for p, ids in (meta.get("partitionToReplaceFileIds") or {}).items() for f in ids or ()}
-        for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
-            for stat in stats or ():
-                if (partition, stat.get("fileId")) in replaced and stat.get("path"):
-                    out.append(HiddenWrite(instant.time, partition, stat["fileId"], stat["path"],
-                                           int(stat.get("numWrites") or 0), stat["path"] in listed))
+        stats = [{**stat, "partitionPath": partition}
+                 for partition, group in (meta.get("partitionToWriteStats") or {}).items() for stat in group or ()]
+        for stat in self_replaced(meta.get("partitionToReplaceFileIds"), stats):
+            if stat.get("path"):
+                out.append(HiddenWrite(instant.time, stat["partitionPath"], stat["fileId"], stat["path"],
+                                       int(stat.get("numWrites") or 0), stat["path"] in listed))
     return out
 
 

@@ -28,12 +28,11 @@ _PROPERTIES = f"{METAFOLDER}/hoodie.properties"
 def truncate_table(location: str) -> None:
     """Delete every instant and data file of the Hudi table at `location` and re-initialise it."""
     from pyhudi.table import HudiTable
-
     from pyhudi.table.metadata_table import drop_metadata_table
 
     table = HudiTable.load(location)
-    drop_metadata_table(table.storage)   # first: no reader may list files from it while the instants go
-    table = HudiTable.load(location)
+    if drop_metadata_table(table.storage):   # first: no reader may list files from it while the instants go
+        table = HudiTable.load(location)     # its hoodie.properties changed
     values = dict(table.properties.values)
     schema = table.latest_avro_schema()
     if schema is not None:

@@ -23,10 +23,9 @@ from pyhudi.file_group.naming import PARTITION_METAFILE
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER, Timeline, has_archived_instants
 
-from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_FILE,  # noqa: F401 (re-exports)
-                                     SUPPORTED_TABLE_VERSIONS, TableProperties, dump_properties, load_properties,
-                                     read_table_properties, table_checksum, update_table_properties)
-from pyhudi.table.properties import PROPERTIES_BACKUP
+from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_BACKUP,  # noqa: F401 (re-exports)
+                                     PROPERTIES_FILE, SUPPORTED_TABLE_VERSIONS, TableProperties, dump_properties,
+                                     load_properties, read_table_properties, table_checksum, update_table_properties)
 
 
 # --- the table --------------------------------------------------------------------------------------------

@@ -56,14 +56,18 @@ def replaced_file_ids(view: FileSystemView, operation: str, partitions: list[str
     return replaced
 
 
+def self_replaced(replaced: dict[str, list[str]] | None, stats: list[dict]) -> list[dict]:
+    """The write stats of file groups their own replacecommit lists as replaced (`replaced`: its
+    partitionToReplaceFileIds): every reader drops the rows they hold."""
+    ids = {(partition, file_id) for partition, group in (replaced or {}).items() for file_id in group or ()}
+    return [s for s in stats if (s.get("partitionPath"), s.get("fileId")) in ids]
+
+
 def check_not_replacing_written(replaced: dict[str, list[str]] | None, stats: list[dict], table_name: str,
                                 instant_time: str) -> None:
     """A replacecommit that lists a file group it writes would hide its own rows from every reader: refuse to
     complete it (the transaction then removes its files; the table is unchanged)."""
-    if not replaced:
-        return
-    hidden = sorted({(s["partitionPath"], s["fileId"]) for s in stats} &
-                    {(partition, file_id) for partition, ids in replaced.items() for file_id in ids})
+    hidden = sorted({(s["partitionPath"], s["fileId"]) for s in self_replaced(replaced, stats)})
     if hidden:
         partition, file_id = hidden[0]
         raise PyHudiError(f"internal error in table {table_name}: replacecommit {instant_time} would replace file "
