@@ -62,6 +62,18 @@ def stage_progress(spark) -> tuple[int, int, int] | None:
     return (done, total, stages) if stages else None
 
 
+def wait_for_running_tasks(spark, timeout_s: float = 60.0) -> None:
+    """Wait (at most `timeout_s`) until no Spark stage runs: when a job fails, Spark kills its other tasks
+    asynchronously, so a task can still write a file after the action raised. Call before deleting what a failed
+    job was writing into."""
+    deadline = time.monotonic() + timeout_s
+    try:
+        while stage_progress(spark) is not None and time.monotonic() < deadline:
+            time.sleep(0.2)
+    except Exception:   # noqa: BLE001 - no status tracker (a stopped or remote session): nothing to wait for
+        return
+
+
 def render(label: str, progress: tuple[int, int, int] | None, elapsed: float) -> str:
     """One progress line: label, a 20-cell bar, tasks done/total, stages, elapsed seconds."""
     if progress is None:

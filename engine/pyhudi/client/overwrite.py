@@ -16,6 +16,7 @@ from typing import Callable
 
 from pyspark.sql import DataFrame
 
+from pyhudi.progress import wait_for_running_tasks
 from pyhudi.storage import Storage
 
 
@@ -24,13 +25,14 @@ def staging_path(storage: Storage) -> str:
     return os.path.join(parent, f".{name}.pyhudi-overwrite-{uuid.uuid4().hex[:12]}")
 
 
-def overwrite_local(storage: Storage, write_new: Callable[[str], object]):
+def overwrite_local(spark, storage: Storage, write_new: Callable[[str], object]):
     """Run `write_new(staging)` (it creates and commits the new table there), then swap it in for the old one."""
     target = storage.base_path.rstrip("/")
     staging = staging_path(storage)
     try:
         result = write_new(staging)
     except BaseException:
+        wait_for_running_tasks(spark)   # the failed job's other tasks may still be writing into the staging
         shutil.rmtree(staging, ignore_errors=True)
         raise
     retired = staging.replace("pyhudi-overwrite-", "pyhudi-replaced-")

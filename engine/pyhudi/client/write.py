@@ -172,7 +172,7 @@ class WriteClient:
 
         if mode == "overwrite" and exists:
             if self.storage.is_local:
-                return overwrite.overwrite_local(self.storage, write_to)
+                return overwrite.overwrite_local(self.spark, self.storage, write_to)
             incoming = overwrite.materialise(incoming)
             overwrite.delete_table(self.storage)
         return write_to(self.path)
