@@ -70,6 +70,11 @@ class WriteConflictError(PyHudiError):
     """A concurrent writer committed changes to the same file groups."""
 
 
+class DuplicateKeyError(PyHudiError):
+    """An insert met a stored record of its key under a policy that forbids it (Hudi's
+    HoodieDuplicateKeyException: SQL strict insert mode, hoodie.datasource.insert.dup.policy=fail)."""
+
+
 class SqlError(PyHudiError, ValueError):
     """A SQL statement cannot be parsed or names something pyhudi's SQL layer does not support."""
 

@@ -193,6 +193,7 @@ EVENT_RE = re.compile(
     r'|\b(?P<err>assertThrows|intercept)\[(?P<exc>\w+)\]\s*\{'
     r'|\bwithTable\(generateTableName\)\s*\{\s*(?P<wt>\w+)\s*=>'
     r'|\bwithTempDir\s*\{\s*(?P<wtd>\w+)\s*=>'
+    r'|\bspark\.(?:sessionState\.conf\.unsetConf|conf\.unset)\(\s*"(?P<unset>[\w.]+)"\s*\)'
     r'|\b(?P<lseq>\w+)\.foreach\s*\{\s*(?:case\s*\((?P<lvars>[\w\s,]+)\)|(?P<lvar2>\w+))\s*=>')
 
 
@@ -366,6 +367,10 @@ def walk(body, lo, hi, env, ctx):
                 steps += walk(body, block_open + 1, block_close, env2, ctx)
                 pos = block_close + 1
                 continue
+            if m.group("unset"):   # the session forgets a key: as RESET
+                steps.append({"sql": f"RESET {m.group('unset')}"})
+                pos = m.end()
+                continue
             if m.group("wt"):
                 block_open = body.index("{", m.start())
                 block_close = matching(body, block_open, "{", "}")
@@ -399,9 +404,9 @@ def walk(body, lo, hi, env, ctx):
                 pairs = [tuple(x.strip('"') if x.startswith('"') else env[x] for x in pair) for pair in raw]
                 block_open = body.index("{", close)
                 block_close = matching(body, block_open, "{", "}")
-                steps += [{"sql": f"SET {k} = {v}"} for k, v in pairs]
+                steps += [{"sql": f"SET {k} = {v}", "scoped": True} for k, v in pairs]
                 steps += walk(body, block_open + 1, block_close, env, ctx)
-                steps += [{"sql": f"RESET {k}"} for k, _ in pairs]
+                steps += [{"sql": f"RESET {k}", "scoped": True} for k, _ in pairs]
                 pos = block_close + 1
                 continue
             sql, end = literal_arg(body, open_paren + 1, env)
@@ -483,7 +488,30 @@ def extract_file(path):
         seen[name] = seen.get(name, 0) + 1
         scen["name"] = name if seen[name] == 1 else f"{name} #{seen[name]}"
         out.append(scen)
+    add_session(out)
     return out
+
+
+SET_STEP_RE = re.compile(r"^\s*set\s+([\w.]+)\s*=\s*(.*?)\s*;?\s*$", re.I | re.S)
+RESET_STEP_RE = re.compile(r"^\s*reset\s+([\w.]+)\s*;?\s*$", re.I)
+
+
+def add_session(scenarios):
+    """Hudi's Scala tests of one class share one Spark session and run in declaration order; a plain
+    ``spark.sql("set k = v")`` (not withSQLConf, which restores) stays set for the tests after it. Each scenario's
+    ``session`` lists the SETs its class's earlier tests left, so it runs in the session the Scala test saw."""
+    leaked = {}
+    for scen in scenarios:
+        scen["session"] = [f"SET {k} = {v}" for k, v in leaked.items()]
+        for step in scen["steps"]:
+            if step.get("scoped") or "error" in step:
+                continue
+            m = SET_STEP_RE.match(step["sql"])
+            if m:
+                leaked[m.group(1)] = m.group(2)
+            m = RESET_STEP_RE.match(step["sql"])
+            if m:
+                leaked.pop(m.group(1), None)
 
 
 def slug(name):
@@ -505,7 +533,8 @@ def write_module(cls, source_path, commit, scenarios, out_dir):
         while sid in ids:
             sid += "_b"
         ids.add(sid)
-        entry = {"id": sid, "scala": f"{cls}: {s['name']}", "table_types": s["table_types"], "steps": s["steps"],
+        entry = {"id": sid, "scala": f"{cls}: {s['name']}", "table_types": s["table_types"],
+                 "session": s["session"], "steps": s["steps"],
                  "untranslated": s["untranslated"], "notes": s["notes"]}
         lines.append("    " + pprint.pformat(entry, width=116, sort_dicts=False).replace("\n", "\n    ") + ",")
     lines.append("]")

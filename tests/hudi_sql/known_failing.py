@@ -22,25 +22,13 @@ KNOWN_FAILING: dict[str, str] = {
     # TestInsertTable
     "inserttable_test_firstvalueavropayload_test":
         "hoodie.datasource.write.payload.class=FirstValueAvroPayload is refused (ConfigError: not supported)",
-    "inserttable_test_insert_into_with_static_partition": _BY_NAME,
-    "inserttable_test_insert_into_with_dynamic_partition": _BY_NAME,
-    "inserttable_test_insert_into_with_multi_partition": _BY_NAME,
-    "inserttable_test_insert_into_none_partitioned_table": _DUP_FAIL,
-    "inserttable_test_insert_into_none_partitioned_table_strict_mode_with_n": _DUP_FAIL,
-    "inserttable_test_insert_exception":
-        "column-count mismatch raises pyhudi's own message, not Spark 3.5's [INSERT_COLUMN_ARITY_MISMATCH...] text",
     "inserttable_test_nested_field_as_primarykey_and_precombinefield":
         "a nested field as primaryKey / preCombineField (nestedcol.a1) is refused at CREATE TABLE",
-    "inserttable_test_enable_hoodie_merge_allow_duplicate_on_inserts_when_w":
-        "hoodie.merge.allow.duplicate.on.inserts=true with operation=insert: pyhudi still replaces the stored "
-        "record with the same key, Hudi keeps both",
     "inserttable_test_insert_into_bucket_index_table": _BUCKET_COMMA,
     "inserttable_test_bulk_insert_into_bucket_index_table": _BUCKET_COMMA,
     "inserttable_test_insert_overwrite_into_consistent_bucket_index_table":
         "hoodie.index.bucket.engine=CONSISTENT_HASHING is not supported (ConfigError)",
-    "inserttable_test_insert_into_with_auto_generate_record_keys_with_preco": _KEYLESS_PRECOMBINE,
     # TestDeleteTable
-    "deletetable_test_delete_table_without_primary_key": _KEYLESS_PRECOMBINE,
     # TestMergeIntoTable
     "mergeintotable_test_mergeinto_for_mor_table": _NON_EQUI_KEY,
     "mergeintotable_test_mergeinto_with_primarykey_expression": _NON_EQUI_KEY,
@@ -79,7 +67,7 @@ CI_SLICE: set[str] = {
     "createtable_test_create_table_as_select_with_options_for_filter_props",
     "createtable_test_create_table_existing_in_catalog",
     "createtable_test_create_table_like",                   # strict xfail
-    "inserttable_test_insert_exception",                    # strict xfail
+    "inserttable_test_insert_exception",
 }
 
 HUDI_RS_EXEMPT: dict[str, str] = {

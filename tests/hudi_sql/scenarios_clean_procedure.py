@@ -13,8 +13,9 @@ SCENARIOS = [
     {'id': 'cleanprocedure_test_call_run_clean_procedure_by_table',
      'scala': 'TestCleanProcedure: Test Call run_clean Procedure by Table',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.clean.automatic = false'},
-               {'sql': 'SET hoodie.parquet.max.file.size = 10000'},
+     'session': [],
+     'steps': [{'sql': 'SET hoodie.clean.automatic = false', 'scoped': True},
+               {'sql': 'SET hoodie.parquet.max.file.size = 10000', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        ' id int,\n'
                        ' name string,\n'
@@ -51,14 +52,15 @@ SCENARIOS = [
                        "'KEEP_LATEST_FILE_VERSIONS', file_versions_retained => 1)"},
                {'sql': "call show_fsview_all(table => '{table}', path_regex => '', limit => 10)"},
                {'sql': 'select id, name, price, ts from {table} order by id', 'rows': [(1, 'a1', 15, 1000)]},
-               {'sql': 'RESET hoodie.clean.automatic'},
-               {'sql': 'RESET hoodie.parquet.max.file.size'}],
+               {'sql': 'RESET hoodie.clean.automatic', 'scoped': True},
+               {'sql': 'RESET hoodie.parquet.max.file.size', 'scoped': True}],
      'untranslated': [],
      'notes': ['a query result checked in Scala, not by checkAnswer, is not compared', 'non-SQL asserts left out']},
     {'id': 'cleanprocedure_test_call_run_clean_procedure_with_table_props',
      'scala': 'TestCleanProcedure: Test Call run_clean Procedure with table props',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.clean.automatic = false'},
+     'session': [],
+     'steps': [{'sql': 'SET hoodie.clean.automatic = false', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        ' id int,\n'
                        ' name string,\n'
@@ -79,13 +81,14 @@ SCENARIOS = [
                {'sql': "insert into {table} values(4, 'a4', 10, 1004)"},
                {'sql': "call run_clean(table => '{table}')"},
                {'sql': "call show_fsview_all(table => '{table}', path_regex => '', limit => 10)"},
-               {'sql': 'RESET hoodie.clean.automatic'}],
+               {'sql': 'RESET hoodie.clean.automatic', 'scoped': True}],
      'untranslated': [],
      'notes': ['a query result checked in Scala, not by checkAnswer, is not compared', 'non-SQL asserts left out']},
     {'id': 'cleanprocedure_test_call_run_clean_procedure_with_options',
      'scala': 'TestCleanProcedure: Test Call run_clean Procedure with options',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.clean.automatic = false'},
+     'session': [],
+     'steps': [{'sql': 'SET hoodie.clean.automatic = false', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        ' id int,\n'
                        ' name string,\n'
@@ -107,7 +110,7 @@ SCENARIOS = [
                        ' hoodie.clean.commits.retained=2\n'
                        '")'},
                {'sql': "call show_fsview_all(table => '{table}', path_regex => '', limit => 10)"},
-               {'sql': 'RESET hoodie.clean.automatic'}],
+               {'sql': 'RESET hoodie.clean.automatic', 'scoped': True}],
      'untranslated': [],
      'notes': ['a query result checked in Scala, not by checkAnswer, is not compared', 'non-SQL asserts left out']},
 ]

@@ -13,6 +13,7 @@ SCENARIOS = [
     {'id': 'commitsprocedure_test_call_show_archived_commits_procedure',
      'scala': 'TestCommitsProcedure: Test Call show_archived_commits Procedure',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -43,6 +44,7 @@ SCENARIOS = [
     {'id': 'commitsprocedure_test_call_show_archived_commits_metadata_procedure',
      'scala': 'TestCommitsProcedure: Test Call show_archived_commits_metadata Procedure',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -73,6 +75,7 @@ SCENARIOS = [
     {'id': 'commitsprocedure_test_call_show_commit_files_procedure',
      'scala': 'TestCommitsProcedure: Test Call show_commit_files Procedure',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -95,6 +98,7 @@ SCENARIOS = [
     {'id': 'commitsprocedure_test_call_show_commit_partitions_procedure',
      'scala': 'TestCommitsProcedure: Test Call show_commit_partitions Procedure',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -117,6 +121,7 @@ SCENARIOS = [
     {'id': 'commitsprocedure_test_call_show_commit_write_stats_procedure',
      'scala': 'TestCommitsProcedure: Test Call show_commit_write_stats Procedure',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -139,6 +144,7 @@ SCENARIOS = [
     {'id': 'commitsprocedure_test_call_commits_compare_procedure',
      'scala': 'TestCommitsProcedure: Test Call commits_compare Procedure',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -176,6 +182,7 @@ SCENARIOS = [
     {'id': 'commitsprocedure_test_call_show_commit_extra_metadata_procedure',
      'scala': 'TestCommitsProcedure: Test Call show_commit_extra_metadata Procedure',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'

@@ -13,6 +13,7 @@ SCENARIOS = [
     {'id': 'compactiontable_test_compaction_table',
      'scala': 'TestCompactionTable: Test compaction table',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -49,6 +50,9 @@ SCENARIOS = [
     {'id': 'compactiontable_test_compaction_path',
      'scala': 'TestCompactionTable: Test compaction path',
      'table_types': None,
+     'session': ['SET hoodie.parquet.max.file.size = 10000',
+                 'SET hoodie.compact.inline = false',
+                 'SET hoodie.compact.schedule.inline = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'

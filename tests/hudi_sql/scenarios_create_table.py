@@ -13,6 +13,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_managed_hoodie_table',
      'scala': 'TestCreateTable: Test Create Managed Hoodie Table',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create database if not exists hudi_database'},
                {'sql': 'use hudi_database'},
                {'sql': 'create table {table} (\n'
@@ -34,6 +35,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_hoodie_table_with_options',
      'scala': 'TestCreateTable: Test Create Hoodie Table With Options',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -54,6 +56,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_external_hoodie_table',
      'scala': 'TestCreateTable: Test Create External Hoodie Table',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -85,6 +88,7 @@ SCENARIOS = [
     {'id': 'createtable_test_table_column_validate',
      'scala': 'TestCreateTable: Test Table Column Validate',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -134,6 +138,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_as_select',
      'scala': 'TestCreateTable: Test Create Table As Select',
      'table_types': ['cow', 'mor'],
+     'session': [],
      'steps': [{'sql': 'create table {table} using hudi\n'
                        ' tblproperties(\n'
                        "    primaryKey = 'id',\n"
@@ -194,6 +199,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_like',
      'scala': 'TestCreateTable: Test create table like',
      'table_types': ['cow', 'mor'],
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -241,6 +247,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_as_select_with_auto_record_key_gen',
      'scala': 'TestCreateTable: Test Create Table As Select With Auto record key gen',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} using hudi\n'
                        ' tblproperties(\n'
                        "    type = 'cow'\n"
@@ -263,6 +270,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_as_select_for_existing_table_path',
      'scala': 'TestCreateTable: Test Create Table As Select For existing table path',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -281,6 +289,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_ro_rt_table_in_the_right_way',
      'scala': 'TestCreateTable: Test Create ro/rt Table In The Right Way',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'set'},
                {'sql': "insert into {table} values (1, 'a1', 1000)"},
                {'sql': "insert into {table} values (1, 'a2', 1100)"}],
@@ -291,6 +300,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_ro_rt_table_in_the_wrong_way',
      'scala': 'TestCreateTable: Test Create ro/rt Table In The Wrong Way',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': "insert into {table} values (1, 'a1', 1000)"},
                {'sql': "insert into {table} values (1, 'a2', 1100)"}],
      'untranslated': ['interpolates `parentPath`, a Scala value (run-time result, helper or unsupported binding)',
@@ -300,6 +310,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_as_select_with_tblproperties_for_filter_',
      'scala': 'TestCreateTable: Test Create Table As Select With Tblproperties For Filter Props',
      'table_types': ['cow', 'mor'],
+     'session': [],
      'steps': [{'sql': 'create table {table} using hudi\n'
                        ' partitioned by (dt)\n'
                        ' tblproperties(\n'
@@ -318,6 +329,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_as_select_with_options_for_filter_props',
      'scala': 'TestCreateTable: Test Create Table As Select With Options For Filter Props',
      'table_types': ['cow', 'mor'],
+     'session': [],
      'steps': [{'sql': 'create table {table} using hudi\n'
                        ' partitioned by (dt)\n'
                        ' options(\n'
@@ -336,6 +348,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_as_select_when_spark_sql_datetime_java8a',
      'scala': "TestCreateTable: Test Create Table As Select when 'spark.sql.datetime.java8API.enabled' enables",
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table}\n'
                        'using hudi\n'
                        'partitioned by(dt)\n'
@@ -349,6 +362,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_from_existing_hoodie_table',
      'scala': 'TestCreateTable: Test Create Table From Existing Hoodie Table',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create database if not exists hudi_database'},
                {'sql': 'use hudi_database'},
                {'sql': "create table {table} using hudi\npartitioned by (dt)\nlocation '{path}/{table}'",
@@ -410,6 +424,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_from_existing_hoodie_table_for_multi_lev',
      'scala': 'TestCreateTable: Test Create Table From Existing Hoodie Table For Multi-Level Partitioned Table',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': "create table {table} using hudi\nlocation '{path}/{table}'"},
                {'sql': 'select id, name, value, ts, day, hh from {table}',
                 'rows': [(1, 'a1', 10, 1000, '2021-08-02', 12)]},
@@ -438,6 +453,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_from_existing_hoodie_table_for_none_part',
      'scala': 'TestCreateTable: Test Create Table From Existing Hoodie Table For None Partitioned Table',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': "create table {table} using hudi\nlocation '{path}'"},
                {'sql': 'select id, name, value, ts from {table}', 'rows': [(1, 'a1', 10, 1000)]},
                {'sql': "insert into {table} values(2, 'a2', 10, 1000)"},
@@ -460,6 +476,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_table_existing_in_catalog',
      'scala': 'TestCreateTable: Test Create Table Existing In Catalog',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        ' id int,\n'
                        ' name string,\n'
@@ -478,6 +495,7 @@ SCENARIOS = [
     {'id': 'createtable_test_ctas_using_an_illegal_definition_a_cow_table_with_com',
      'scala': 'TestCreateTable: Test CTAS using an illegal definition -- a COW table with compaction enabled.',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} using hudi\n'
                        ' tblproperties(\n'
                        "    primaryKey = 'id',\n"
@@ -493,6 +511,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_non_hudi_table_parquet_table',
      'scala': 'TestCreateTable: Test Create Non-Hudi Table(Parquet Table)',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create database if not exists test_database'},
                {'sql': 'use test_database'},
                {'sql': 'create table {table} (\n'
@@ -507,6 +526,7 @@ SCENARIOS = [
     {'id': 'createtable_test_infer_keggenclazz',
      'scala': 'TestCreateTable: Test Infer KegGenClazz',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -550,6 +570,7 @@ SCENARIOS = [
     {'id': 'createtable_test_ctas_not_de_duplicating_by_default',
      'scala': 'TestCreateTable: Test CTAS not de-duplicating (by default)',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'CREATE TABLE {table} USING hudi\n'
                        " LOCATION '{path}/{table}'\n"
                        ' TBLPROPERTIES (\n'
@@ -568,6 +589,7 @@ SCENARIOS = [
     {'id': 'createtable_test_init_hoodiecatalogtable_class_for_non_hudi_table',
      'scala': 'TestCreateTable: Test init HoodieCatalogTable class for non-Hudi table',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -583,6 +605,7 @@ SCENARIOS = [
     {'id': 'createtable_test_hoodie_table_schema_consistency_for_non_avro_data_typ',
      'scala': 'TestCreateTable: Test hoodie table schema consistency for non-Avro data types',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id tinyint,\n'
                        '  name varchar(10),\n'
@@ -598,6 +621,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_hoodie_table_with_options_in_different_case',
      'scala': 'TestCreateTable: Test Create Hoodie Table With Options in different case',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -618,6 +642,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_hoodie_table_with_existing_hoodie_properties',
      'scala': 'TestCreateTable: Test Create Hoodie Table with existing hoodie.properties',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -636,6 +661,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_hoodie_table_with_base_file_format',
      'scala': 'TestCreateTable: Test Create Hoodie Table with base file format',
      'table_types': ['cow', 'mor'],
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -667,6 +693,7 @@ SCENARIOS = [
     {'id': 'createtable_test_create_hoodie_table_with_table_configs',
      'scala': 'TestCreateTable: Test Create Hoodie Table with table configs',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'

@@ -13,6 +13,7 @@ SCENARIOS = [
     {'id': 'deletetable_test_delete_table',
      'scala': 'TestDeleteTable: Test Delete Table',
      'table_types': ['cow', 'mor'],
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -84,6 +85,7 @@ SCENARIOS = [
     {'id': 'deletetable_test_delete_table_without_primary_key',
      'scala': 'TestDeleteTable: Test Delete Table Without Primary Key',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.spark.sql.optimized.writes.enable = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  price double,\n'
@@ -132,6 +134,7 @@ SCENARIOS = [
     {'id': 'deletetable_test_delete_table_on_non_pk_condition',
      'scala': 'TestDeleteTable: Test Delete Table On Non-PK Condition',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.spark.sql.optimized.writes.enable = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -178,6 +181,7 @@ SCENARIOS = [
     {'id': 'deletetable_test_delete_table_with_op_upsert',
      'scala': 'TestDeleteTable: Test Delete Table with op upsert',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.spark.sql.optimized.writes.enable = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'

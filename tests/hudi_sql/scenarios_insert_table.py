@@ -13,6 +13,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_table_type_name_incase_sensitive_test',
      'scala': 'TestInsertTable: Test table type name incase-sensitive test',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  `id` string,\n'
                        '  `name` string,\n'
@@ -46,6 +47,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_firstvalueavropayload_test',
      'scala': 'TestInsertTable: Test FirstValueAvroPayload test',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  `id` string,\n'
                        '  `name` string,\n'
@@ -81,6 +83,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_with_values',
      'scala': 'TestInsertTable: Test Insert Into with values',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -104,6 +107,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_with_static_partition',
      'scala': 'TestInsertTable: Test Insert Into with static partition',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -128,6 +132,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_with_dynamic_partition',
      'scala': 'TestInsertTable: Test Insert Into with dynamic partition',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -152,6 +157,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_with_multi_partition',
      'scala': 'TestInsertTable: Test Insert Into with multi partition',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -180,6 +186,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_none_partitioned_table',
      'scala': 'TestInsertTable: Test Insert Into None Partitioned Table',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false'],
      'steps': [{'sql': 'set hoodie.sql.insert.mode=strict'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -225,6 +232,9 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_none_partitioned_table_strict_mode_with_n',
      'scala': 'TestInsertTable: Test Insert Into None Partitioned Table strict mode with no preCombineField',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false'],
      'steps': [{'sql': 'set hoodie.sql.insert.mode=strict'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -251,6 +261,10 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_overwrite',
      'scala': 'TestInsertTable: Test Insert Overwrite',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -301,6 +315,9 @@ SCENARIOS = [
                        " (12,'a12',10,1000,'2021-01-09')"},
                {'sql': 'select id, name, price, ts, dt from {table} order by id',
                 'rows': [(11, 'a11', 10.0, 1000, '2021-01-08'), (12, 'a12', 10.0, 1000, '2021-01-09')]},
+               {'sql': 'RESET hoodie.datasource.write.operation'},
+               {'sql': 'RESET hoodie.datasource.overwrite.mode'},
+               {'sql': 'RESET spark.sql.sources.partitionOverwriteMode'},
                {'sql': 'create table {table2} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -318,6 +335,10 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_overwrite_for_multi_partitioned_table',
      'scala': 'TestInsertTable: Test insert overwrite for multi partitioned table',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -339,7 +360,7 @@ SCENARIOS = [
                 'rows': [(0, 'a0', 10.0, 1000, '2023-12-05', '00'),
                          (1, 'a1', 10.0, 1000, '2023-12-06', '00'),
                          (2, 'a2', 10.0, 1000, '2023-12-06', '01')]},
-               {'sql': 'SET hoodie.datasource.overwrite.mode = dynamic'},
+               {'sql': 'SET hoodie.datasource.overwrite.mode = dynamic', 'scoped': True},
                {'sql': "insert overwrite table {table} partition (dt='2023-12-06', hh) values\n"
                        " (3, 'a3', 10, 1000, '00'),\n"
                        " (4, 'a4', 10, 1000, '02')"},
@@ -354,13 +375,13 @@ SCENARIOS = [
                          (3, 'a3', 10.0, 1000, '2023-12-06', '00'),
                          (2, 'a2', 10.0, 1000, '2023-12-06', '01'),
                          (5, 'a5', 10.0, 1000, '2023-12-06', '02')]},
-               {'sql': 'SET hoodie.datasource.write.operation = insert_overwrite_table'},
+               {'sql': 'SET hoodie.datasource.write.operation = insert_overwrite_table', 'scoped': True},
                {'sql': "insert overwrite table {table} partition (dt='2023-12-06', hh) values\n"
                        " (6, 'a6', 10, 1000, '00')"},
                {'sql': 'select id, name, price, ts, dt, hh from {table}',
                 'rows': [(6, 'a6', 10.0, 1000, '2023-12-06', '00')]},
-               {'sql': 'RESET hoodie.datasource.write.operation'},
-               {'sql': 'RESET hoodie.datasource.overwrite.mode'},
+               {'sql': 'RESET hoodie.datasource.write.operation', 'scoped': True},
+               {'sql': 'RESET hoodie.datasource.overwrite.mode', 'scoped': True},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
                {'sql': 'create table {table2} (\n'
                        '  id int,\n'
@@ -383,7 +404,7 @@ SCENARIOS = [
                 'rows': [(0, 'a0', 10.0, 1000, '2023-12-05', '00'),
                          (1, 'a1', 10.0, 1000, '2023-12-06', '00'),
                          (2, 'a2', 10.0, 1000, '2023-12-06', '01')]},
-               {'sql': 'SET hoodie.datasource.overwrite.mode = static'},
+               {'sql': 'SET hoodie.datasource.overwrite.mode = static', 'scoped': True},
                {'sql': "insert overwrite table {table2} partition (dt='2023-12-06', hh) values\n"
                        " (3, 'a3', 10, 1000, '00'),\n"
                        " (4, 'a4', 10, 1000, '02')"},
@@ -394,25 +415,33 @@ SCENARIOS = [
                {'sql': "insert overwrite table {table2} values\n (5, 'a5', 10, 1000, '2023-12-06', '02')"},
                {'sql': 'select id, name, price, ts, dt, hh from {table2}',
                 'rows': [(5, 'a5', 10.0, 1000, '2023-12-06', '02')]},
-               {'sql': 'SET hoodie.datasource.write.operation = insert_overwrite_table'},
+               {'sql': 'SET hoodie.datasource.write.operation = insert_overwrite_table', 'scoped': True},
                {'sql': "insert overwrite table {table2} partition (dt='2023-12-06', hh) values\n"
                        " (6, 'a6', 10, 1000, '00')"},
                {'sql': 'select id, name, price, ts, dt, hh from {table2}',
                 'rows': [(6, 'a6', 10.0, 1000, '2023-12-06', '00')]},
-               {'sql': 'RESET hoodie.datasource.write.operation'},
-               {'sql': 'RESET hoodie.datasource.overwrite.mode'},
+               {'sql': 'RESET hoodie.datasource.write.operation', 'scoped': True},
+               {'sql': 'RESET hoodie.datasource.overwrite.mode', 'scoped': True},
                {'sql': 'DROP TABLE IF EXISTS {table2}'}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_different_type_of_partition_column',
      'scala': 'TestInsertTable: Test Different Type of Partition Column',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false'],
      'steps': [],
      'untranslated': ['calls Scala helper validateDifferentTypesOfPartitionColumn'],
      'notes': []},
     {'id': 'inserttable_test_timestamptype_partition_column_with_consistent_logica',
      'scala': 'TestInsertTable: Test TimestampType Partition Column With Consistent Logical Timestamp Enabled',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false'],
      'steps': [{'sql': 'set hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled=true'},
                {'sql': 'set hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled=true'}],
      'untranslated': ['calls Scala helper validateDifferentTypesOfPartitionColumn'],
@@ -420,6 +449,11 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_for_uppercase_table_name',
      'scala': 'TestInsertTable: Test insert for uppercase table name',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true'],
      'steps': [{'sql': 'set spark.sql.caseSensitive=true'},
                {'sql': 'create table H_{table} (\n'
                        '  id int,\n'
@@ -435,6 +469,12 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_exception',
      'scala': 'TestInsertTable: Test Insert Exception',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -455,8 +495,8 @@ SCENARIOS = [
                          'Table columns: `id`, `name`, `price`, `dt`.\n'
                          'Data columns: `1`, `a1`, `10`.',
                 'match': 'contains'},
-               {'sql': 'SET hoodie.sql.bulk.insert.enable = true'},
-               {'sql': 'SET hoodie.sql.insert.mode = strict'},
+               {'sql': 'SET hoodie.sql.bulk.insert.enable = true', 'scoped': True},
+               {'sql': 'SET hoodie.sql.insert.mode = strict', 'scoped': True},
                {'sql': 'create table {table2} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -470,14 +510,20 @@ SCENARIOS = [
                {'sql': "insert into {table2} values(1, 'a1', 10, 1000)",
                 'error': 'Table with primaryKey can not use bulk insert in strict mode.',
                 'match': 'exact'},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'},
-               {'sql': 'RESET hoodie.sql.insert.mode'}],
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True},
+               {'sql': 'RESET hoodie.sql.insert.mode', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_insert_timestamp_when_spark_sql_datetime_java8api_ena',
      'scala': "TestInsertTable: Test Insert timestamp when 'spark.sql.datetime.java8API.enabled' enables",
      'table_types': None,
-     'steps': [{'sql': 'SET spark.sql.datetime.java8API.enabled = true'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true'],
+     'steps': [{'sql': 'SET spark.sql.datetime.java8API.enabled = true', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -490,13 +536,19 @@ SCENARIOS = [
                {'sql': "insert into {table} values (1, 'a1', 10, cast('2021-05-07 00:00:00' as timestamp))"},
                {'sql': 'select id, name, price, cast(dt as string) from {table}',
                 'rows': [(1, 'a1', 10, '2021-05-07 00:00:00')]},
-               {'sql': 'RESET spark.sql.datetime.java8API.enabled'}],
+               {'sql': 'RESET spark.sql.datetime.java8API.enabled', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_bulk_insert_with_insert_into_for_single_partitioned_t',
      'scala': 'TestInsertTable: Test bulk insert with insert into for single partitioned table',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true'],
+     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -518,13 +570,20 @@ SCENARIOS = [
                {'sql': 'select id, name, price, dt from {table} order by id',
                 'rows': [(1, 'a1', 10.0, '2021-07-18'), (2, 'a2', 10.0, '2021-07-18')]},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
-               {'sql': 'RESET hoodie.sql.insert.mode'}],
+               {'sql': 'RESET hoodie.sql.insert.mode', 'scoped': True}],
      'untranslated': [],
      'notes': ['non-SQL asserts left out']},
     {'id': 'inserttable_test_bulk_insert_with_insert_into_for_multi_partitioned_ta',
      'scala': 'TestInsertTable: Test bulk insert with insert into for multi partitioned table',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -546,14 +605,21 @@ SCENARIOS = [
                {'sql': 'select id, name, price, dt, hh from {table} order by id',
                 'rows': [(1, 'a1', 10.0, '2021-07-18', '12'), (2, 'a2', 10.0, '2021-07-18', '12')]},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
-               {'sql': 'RESET hoodie.sql.insert.mode'}],
+               {'sql': 'RESET hoodie.sql.insert.mode', 'scoped': True}],
      'untranslated': [],
      'notes': ['non-SQL asserts left out']},
     {'id': 'inserttable_test_bulk_insert_with_insert_into_for_non_partitioned_tabl',
      'scala': 'TestInsertTable: Test bulk insert with insert into for non partitioned table',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict'},
-               {'sql': 'SET hoodie.sql.bulk.insert.enable = true'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict', 'scoped': True},
+               {'sql': 'SET hoodie.sql.bulk.insert.enable = true', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -567,15 +633,22 @@ SCENARIOS = [
                {'sql': "insert into {table} values(1, 'a1', 10)"},
                {'sql': 'select id, name, price from {table}', 'rows': [(1, 'a1', 10.0)]},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
-               {'sql': 'RESET hoodie.sql.insert.mode'},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'}],
+               {'sql': 'RESET hoodie.sql.insert.mode', 'scoped': True},
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True}],
      'untranslated': [],
      'notes': ['non-SQL asserts left out']},
     {'id': 'inserttable_test_bulk_insert_with_ctas',
      'scala': 'TestInsertTable: Test bulk insert with CTAS',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict'},
-               {'sql': 'SET hoodie.sql.bulk.insert.enable = true'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.sql.insert.mode = non-strict', 'scoped': True},
+               {'sql': 'SET hoodie.sql.bulk.insert.enable = true', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -601,13 +674,20 @@ SCENARIOS = [
                {'sql': 'select id, name, price, dt from {table2} order by id', 'rows': [(1, 'a1', 10.0, '2021-07-18')]},
                {'sql': 'DROP TABLE IF EXISTS {table2}'},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
-               {'sql': 'RESET hoodie.sql.insert.mode'},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'}],
+               {'sql': 'RESET hoodie.sql.insert.mode', 'scoped': True},
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True}],
      'untranslated': [],
      'notes': ['non-SQL asserts left out']},
     {'id': 'inserttable_test_combine_before_bulk_insert',
      'scala': 'TestInsertTable: Test combine before bulk insert',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -663,7 +743,14 @@ SCENARIOS = [
     {'id': 'inserttable_test_bulk_insert_with_empty_dataset',
      'scala': 'TestInsertTable: Test bulk insert with empty dataset',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.spark.sql.insert.into.operation = bulk_insert'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.spark.sql.insert.into.operation = bulk_insert', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -688,12 +775,19 @@ SCENARIOS = [
                {'sql': 'select id, name, price, dt from {table2} order by id', 'rows': []},
                {'sql': 'DROP TABLE IF EXISTS {table2}'},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
-               {'sql': 'RESET hoodie.spark.sql.insert.into.operation'}],
+               {'sql': 'RESET hoodie.spark.sql.insert.into.operation', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_insert_overwrite_partitions_with_empty_dataset',
      'scala': 'TestInsertTable: Test insert overwrite partitions with empty dataset',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -792,7 +886,14 @@ SCENARIOS = [
     {'id': 'inserttable_test_bulk_insert_with_insert_overwrite_table',
      'scala': 'TestInsertTable: Test bulk insert with insert overwrite table',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.spark.sql.insert.into.operation = bulk_insert'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.spark.sql.insert.into.operation = bulk_insert', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -807,13 +908,20 @@ SCENARIOS = [
                {'sql': "insert overwrite table {table} values(2, 'b1', 11)"},
                {'sql': 'select id, name, price from {table} order by id', 'rows': [(2, 'b1', 11.0)]},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
-               {'sql': 'RESET hoodie.spark.sql.insert.into.operation'}],
+               {'sql': 'RESET hoodie.spark.sql.insert.into.operation', 'scoped': True}],
      'untranslated': [],
      'notes': ['non-SQL asserts left out']},
     {'id': 'inserttable_test_bulk_insert_with_insert_overwrite_partition',
      'scala': 'TestInsertTable: Test bulk insert with insert overwrite partition',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.spark.sql.insert.into.operation = bulk_insert'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.spark.sql.insert.into.operation = bulk_insert', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -834,14 +942,21 @@ SCENARIOS = [
                {'sql': "insert overwrite table {table} values(4, 'd1', 14, '2021-07-19')"},
                {'sql': 'select id, name, price, dt from {table} order by id', 'rows': [(4, 'd1', 14.0, '2021-07-19')]},
                {'sql': 'DROP TABLE IF EXISTS {table}'},
-               {'sql': 'RESET hoodie.spark.sql.insert.into.operation'}],
+               {'sql': 'RESET hoodie.spark.sql.insert.into.operation', 'scoped': True}],
      'untranslated': [],
      'notes': ['non-SQL asserts left out']},
     {'id': 'inserttable_test_combine_before_insert',
      'scala': 'TestInsertTable: Test combine before insert',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false'},
-               {'sql': 'SET hoodie.merge.allow.duplicate.on.inserts = false'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false', 'scoped': True},
+               {'sql': 'SET hoodie.merge.allow.duplicate.on.inserts = false', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -860,14 +975,21 @@ SCENARIOS = [
                        " select 1 as id, 'a1' as name, 11 as price, 1001 as ts\n"
                        ' )'},
                {'sql': 'select id, name, price, ts from {table}', 'rows': [(1, 'a1', 11.0, 1001)]},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'},
-               {'sql': 'RESET hoodie.merge.allow.duplicate.on.inserts'}],
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True},
+               {'sql': 'RESET hoodie.merge.allow.duplicate.on.inserts', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_insert_pk_table',
      'scala': 'TestInsertTable: Test insert pk-table',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -882,12 +1004,19 @@ SCENARIOS = [
                {'sql': "insert into {table} values(1, 'a1', 10, 1000)"},
                {'sql': "insert into {table} values(1, 'a1', 11, 1000)"},
                {'sql': 'select id, name, price, ts from {table}', 'rows': [(1, 'a1', 11.0, 1000)]},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'}],
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_for_read_operation_s_field',
      'scala': "TestInsertTable: Test For read operation's field",
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
      'steps': [{'sql': "create table {table} using hudi\nlocation '{path}/{table}'"},
                {'sql': 'select id, _hoodie_operation from {table}', 'rows': [(1, None)]}],
      'untranslated': ['DataFrame API (spark.read / df.write) steps'],
@@ -895,7 +1024,14 @@ SCENARIOS = [
     {'id': 'inserttable_test_enable_hoodie_datasource_write_drop_partition_columns',
      'scala': 'TestInsertTable: Test enable hoodie.datasource.write.drop.partition.columns when write',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
+     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -915,12 +1051,19 @@ SCENARIOS = [
                {'sql': "insert into {table} partition(dt='2021-12-25') values (2, 'a2', 20, 1000)"},
                {'sql': 'select id, name, price, ts, dt from {table}',
                 'rows': [(1, 'a1', 10, 1000, '2021-12-25'), (2, 'a2', 20, 1000, '2021-12-25')]},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'}],
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_nested_field_as_primarykey_and_precombinefield',
      'scala': 'TestInsertTable: Test nested field as primaryKey and preCombineField',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  name string,\n'
                        '  price double,\n'
@@ -943,6 +1086,13 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_with_catalog_identifier_for_spark_3_2_0',
      'scala': 'TestInsertTable: Test Insert Into With Catalog Identifier for spark >= 3.2.0',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
      'steps': [{'sql': 'create table spark_catalog.default.{table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -984,6 +1134,13 @@ SCENARIOS = [
     {'id': 'inserttable_test_enable_hoodie_merge_allow_duplicate_on_inserts_when_w',
      'scala': 'TestInsertTable: Test enable hoodie.merge.allow.duplicate.on.inserts when write',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false'],
      'steps': [{'sql': 'set hoodie.datasource.write.operation = insert'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -1015,6 +1172,14 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_bucket_index_table',
      'scala': 'TestInsertTable: Test Insert Into Bucket Index Table',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false',
+                 'SET hoodie.datasource.write.operation = upsert'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -1048,8 +1213,16 @@ SCENARIOS = [
     {'id': 'inserttable_test_bulk_insert_into_bucket_index_table',
      'scala': 'TestInsertTable: Test Bulk Insert Into Bucket Index Table',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.datasource.write.operation = bulk_insert'},
-               {'sql': 'SET hoodie.bulkinsert.shuffle.parallelism = 1'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false',
+                 'SET hoodie.datasource.write.operation = upsert'],
+     'steps': [{'sql': 'SET hoodie.datasource.write.operation = bulk_insert', 'scoped': True},
+               {'sql': 'SET hoodie.bulkinsert.shuffle.parallelism = 1', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -1136,14 +1309,26 @@ SCENARIOS = [
                        ' (9, \'a3,3\', 30, 3000, "2021-01-05")'},
                {'sql': "select count(distinct _hoodie_file_name) from {table2} where dt = '2021-01-05'",
                 'rows': [(8,)]},
-               {'sql': 'RESET hoodie.datasource.write.operation'},
-               {'sql': 'RESET hoodie.bulkinsert.shuffle.parallelism'}],
+               {'sql': 'RESET hoodie.datasource.write.operation', 'scoped': True},
+               {'sql': 'RESET hoodie.bulkinsert.shuffle.parallelism', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_bulk_insert_with_all_sort_modes',
      'scala': 'TestInsertTable: Test Bulk Insert with all sort-modes',
      'table_types': None,
-     'steps': [{'sql': 'set hoodie.sql.bulk.insert.enable = true'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = upsert',
+                 'SET hoodie.datasource.write.insert.drop.duplicates = false',
+                 'SET hoodie.merge.allow.duplicate.on.inserts = false',
+                 'SET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled = true',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = false',
+                 'SET hoodie.datasource.write.operation = upsert'],
+     'steps': [{'sql': 'RESET hoodie.datasource.write.operation'},
+               {'sql': 'RESET hoodie.datasource.write.insert.drop.duplicates'},
+               {'sql': 'RESET hoodie.merge.allow.duplicate.on.inserts'},
+               {'sql': 'RESET hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled'},
+               {'sql': 'set hoodie.sql.bulk.insert.enable = true'},
                {'sql': 'set hoodie.sql.insert.mode = non-strict'},
                {'sql': 'insert into {table}  values\n'
                        "(5, 'a', 35, '2021-05-21'),\n"
@@ -1162,7 +1347,11 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_overwrite_into_bucket_index_table',
      'scala': 'TestInsertTable: Test Insert Overwrite Into Bucket Index Table',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = non-strict',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
+     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -1193,13 +1382,17 @@ SCENARIOS = [
                        " select * from (select 13 , 'a2', 12, 1000) limit 10"},
                {'sql': 'select id, name, price, ts, dt from {table} order by dt',
                 'rows': [(13, 'a2', 12.0, 1000, '2021-01-05')]},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'}],
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_insert_overwrite_into_consistent_bucket_index_table',
      'scala': 'TestInsertTable: Test Insert Overwrite Into Consistent Bucket Index Table',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = non-strict',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
+     'steps': [{'sql': 'SET hoodie.sql.bulk.insert.enable = false', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -1233,13 +1426,17 @@ SCENARIOS = [
                        " select * from (select 13 , 'a3', 12, 1000) limit 10"},
                {'sql': 'select id, name, price, ts, dt from {table} order by dt',
                 'rows': [(13, 'a3', 12.0, 1000, '2021-01-05')]},
-               {'sql': 'RESET hoodie.sql.bulk.insert.enable'}],
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_hudi_should_not_record_empty_precombinekey_in_hoodie_',
      'scala': 'TestInsertTable: Test Hudi should not record empty preCombineKey in hoodie.properties',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.datasource.write.operation = insert'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = non-strict',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
+     'steps': [{'sql': 'SET hoodie.datasource.write.operation = insert', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -1253,12 +1450,16 @@ SCENARIOS = [
                {'sql': 'select id, name, price from {table}', 'rows': [(2, 'name2', 12.0)]},
                {'sql': "insert into {table} select 3, 'name3', 13"},
                {'sql': 'select id, name, price from {table}', 'rows': [(2, 'name2', 12.0), (3, 'name3', 13.0)]},
-               {'sql': 'RESET hoodie.datasource.write.operation'}],
+               {'sql': 'RESET hoodie.datasource.write.operation', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_insert_into_with_auto_generate_record_keys',
      'scala': 'TestInsertTable: Test Insert Into with auto generate record keys',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = non-strict',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -1281,6 +1482,10 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_into_with_auto_generate_record_keys_with_preco',
      'scala': 'TestInsertTable: Test Insert Into with auto generate record keys with precombine ',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = non-strict',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  dt string,\n'
@@ -1307,7 +1512,11 @@ SCENARIOS = [
     {'id': 'inserttable_test_bulk_insert_into_consistent_hashing_bucket_index_tabl',
      'scala': 'TestInsertTable: Test Bulk Insert Into Consistent Hashing Bucket Index Table',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.datasource.write.operation = bulk_insert'},
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = non-strict',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
+     'steps': [{'sql': 'SET hoodie.datasource.write.operation = bulk_insert', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -1392,6 +1601,7 @@ SCENARIOS = [
                          (5, 'a3,1', 31.0, 3000, '2021-01-05'),
                          (6, 'a3,2', 31.0, 3000, '2021-01-05')]},
                {'sql': 'set hoodie.datasource.write.operation = bulk_insert'},
+               {'sql': 'RESET hoodie.datasource.write.operation', 'scoped': True},
                {'sql': 'RESET hoodie.datasource.write.operation'}],
      'untranslated': ['expected value is a Scala expression: instant, 10, HoodieInstant.State.COMPLET',
                       'expected value is a Scala expression: instant, 10, HoodieInstant.State.REQUEST',
@@ -1401,13 +1611,23 @@ SCENARIOS = [
     {'id': 'inserttable_test_sql_write_operation_with_insert_into_no_explicit_conf',
      'scala': 'TestInsertTable: Test sql write operation with INSERT_INTO No explicit configs',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'DROP TABLE IF EXISTS {table}'}],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET hoodie.sql.insert.mode = non-strict',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
+     'steps': [{'sql': 'RESET hoodie.sql.insert.mode'},
+               {'sql': 'RESET hoodie.datasource.insert.dup.policy'},
+               {'sql': 'RESET hoodie.datasource.write.operation'},
+               {'sql': 'DROP TABLE IF EXISTS {table}'}],
      'untranslated': ['calls Scala helper ingestAndValidateData'],
      'notes': []},
     {'id': 'inserttable_test_sql_write_operation_with_insert_into_override_both_st',
      'scala': 'TestInsertTable: Test sql write operation with INSERT_INTO override both strict mode and sql write '
               'operation',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
      'steps': [],
      'untranslated': ['calls Scala helper ingestAndValidateData',
                       'expected value is a Scala expression: WriteOperationType.INSERT, WriteOperatio'],
@@ -1415,6 +1635,9 @@ SCENARIOS = [
     {'id': 'inserttable_test_sql_write_operation_with_insert_into_override_only_sq',
      'scala': 'TestInsertTable: Test sql write operation with INSERT_INTO override only sql write operation',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
      'steps': [],
      'untranslated': ['calls Scala helper ingestAndValidateData',
                       'expected value is a Scala expression: WriteOperationType.INSERT, WriteOperatio'],
@@ -1422,18 +1645,29 @@ SCENARIOS = [
     {'id': 'inserttable_test_sql_write_operation_with_insert_into_override_only_st',
      'scala': 'TestInsertTable: Test sql write operation with INSERT_INTO override only strict mode',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'DROP TABLE IF EXISTS {table}'}],
+     'session': ['SET hoodie.file.group.reader.enabled = false',
+                 'SET spark.sql.caseSensitive = true',
+                 'SET hoodie.sql.bulk.insert.enable = true'],
+     'steps': [{'sql': 'RESET hoodie.sql.insert.mode'},
+               {'sql': 'RESET hoodie.datasource.write.operation'},
+               {'sql': 'RESET hoodie.sql.bulk.insert.enable'},
+               {'sql': 'DROP TABLE IF EXISTS {table}'}],
      'untranslated': ['calls Scala helper ingestAndValidateData'],
      'notes': []},
     {'id': 'inserttable_test_sql_write_operation_with_insert_into_no_explicit_conf_b',
      'scala': 'TestInsertTable: Test sql write operation with INSERT_INTO No explicit configs No Precombine',
      'table_types': ['cow', 'mor'],
-     'steps': [{'sql': 'DROP TABLE IF EXISTS {table}'}],
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
+     'steps': [{'sql': 'RESET hoodie.sql.insert.mode'},
+               {'sql': 'RESET hoodie.datasource.insert.dup.policy'},
+               {'sql': 'RESET hoodie.datasource.write.operation'},
+               {'sql': 'DROP TABLE IF EXISTS {table}'}],
      'untranslated': ['calls Scala helper ingestAndValidateDataNoPrecombine'],
      'notes': []},
     {'id': 'inserttable_test_multiple_partition_fields_pruning',
      'scala': 'TestInsertTable: Test multiple partition fields pruning',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  `id` string,\n'
                        '  `name` string,\n'
@@ -1463,6 +1697,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_single_partiton_field_pruning',
      'scala': 'TestInsertTable: Test single partiton field pruning',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  `id` string,\n'
                        '  `name` string,\n'
@@ -1492,6 +1727,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_inaccurate_index_type',
      'scala': 'TestInsertTable: Test inaccurate index type',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  `id` string,\n'
                        '  `name` string,\n'
@@ -1519,10 +1755,11 @@ SCENARIOS = [
     {'id': 'inserttable_test_vectorized_read_nested_columns_for_legacyhoodieparque',
      'scala': 'TestInsertTable: Test vectorized read nested columns for LegacyHoodieParquetFileFormat',
      'table_types': None,
-     'steps': [{'sql': 'SET hoodie.datasource.read.use.new.parquet.file.format = false'},
-               {'sql': 'SET hoodie.file.group.reader.enabled = false'},
-               {'sql': 'SET spark.sql.parquet.enableNestedColumnVectorizedReader = true'},
-               {'sql': 'SET spark.sql.parquet.enableVectorizedReader = true'},
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
+     'steps': [{'sql': 'SET hoodie.datasource.read.use.new.parquet.file.format = false', 'scoped': True},
+               {'sql': 'SET hoodie.file.group.reader.enabled = false', 'scoped': True},
+               {'sql': 'SET spark.sql.parquet.enableNestedColumnVectorizedReader = true', 'scoped': True},
+               {'sql': 'SET spark.sql.parquet.enableVectorizedReader = true', 'scoped': True},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -1540,15 +1777,16 @@ SCENARIOS = [
                        " (3, 'a3', map('color', 'green', 'size', 'S'), 30, 3000, '2021-01-07')"},
                {'sql': "select id, name, price, ts, dt from {table} where attributes.color = 'red'",
                 'rows': [(1, 'a1', 10.0, 1000, '2021-01-05')]},
-               {'sql': 'RESET hoodie.datasource.read.use.new.parquet.file.format'},
-               {'sql': 'RESET hoodie.file.group.reader.enabled'},
-               {'sql': 'RESET spark.sql.parquet.enableNestedColumnVectorizedReader'},
-               {'sql': 'RESET spark.sql.parquet.enableVectorizedReader'}],
+               {'sql': 'RESET hoodie.datasource.read.use.new.parquet.file.format', 'scoped': True},
+               {'sql': 'RESET hoodie.file.group.reader.enabled', 'scoped': True},
+               {'sql': 'RESET spark.sql.parquet.enableNestedColumnVectorizedReader', 'scoped': True},
+               {'sql': 'RESET spark.sql.parquet.enableVectorizedReader', 'scoped': True}],
      'untranslated': [],
      'notes': []},
     {'id': 'inserttable_test_insert_dup_policy_with_insert_into_explicit_new_confi',
      'scala': 'TestInsertTable: Test insert dup policy with INSERT_INTO explicit new configs INSERT operation ',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [],
      'untranslated': ['calls Scala helper ingestAndValidateDataDupPolicy',
                       'expected value is a Scala expression: NONE_INSERT_DUP_POLICY, DROP_INSERT_DUP_'],
@@ -1556,6 +1794,7 @@ SCENARIOS = [
     {'id': 'inserttable_test_insert_dup_policy_with_insert_into_explicit_new_confi_b',
      'scala': 'TestInsertTable: Test insert dup policy with INSERT_INTO explicit new configs BULK_INSERT operation ',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'DROP TABLE IF EXISTS {table}'}],
      'untranslated': ['calls Scala helper ingestAndValidateDataDupPolicy'],
      'notes': []},
@@ -1563,18 +1802,21 @@ SCENARIOS = [
      'scala': 'TestInsertTable: Test DROP insert dup policy with INSERT_INTO explicit new configs BULK INSERT '
               'operation',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'DROP TABLE IF EXISTS {table}'}],
      'untranslated': ['calls Scala helper ingestAndValidateDropDupPolicyBulkInsert'],
      'notes': []},
     {'id': 'inserttable_test_fail_insert_dup_policy_with_insert_into_explicit_new_',
      'scala': 'TestInsertTable: Test FAIL insert dup policy with INSERT_INTO explicit new configs',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'DROP TABLE IF EXISTS {table}'}],
      'untranslated': ['calls Scala helper ingestAndValidateDataDupPolicy'],
      'notes': []},
     {'id': 'inserttable_test_various_data_types_as_partition_fields',
      'scala': 'TestInsertTable: Test various data types as partition fields',
      'table_types': None,
+     'session': ['SET hoodie.file.group.reader.enabled = false', 'SET spark.sql.caseSensitive = true'],
      'steps': [{'sql': 'CREATE TABLE {table} (\n'
                        '  id INT,\n'
                        '  boolean_field BOOLEAN,\n'

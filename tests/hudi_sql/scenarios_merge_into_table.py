@@ -13,6 +13,7 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_basic',
      'scala': 'TestMergeIntoTable: Test MergeInto Basic',
      'table_types': None,
+     'session': [],
      'steps': [{'sql': 'set hoodie.payload.combined.schema.validate = false'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -128,6 +129,8 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_more_than_once_update_actions_for_s',
      'scala': 'TestMergeIntoTable: Test MergeInto with more than once update actions for spark >= 3.1.x',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = false',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -168,6 +171,8 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_ignored_record',
      'scala': 'TestMergeIntoTable: Test MergeInto with ignored record',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = false',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false'],
      'steps': [{'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -218,6 +223,8 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_for_mor_table',
      'scala': 'TestMergeIntoTable: Test MergeInto for MOR table ',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false'],
      'steps': [{'sql': 'set hoodie.merge.small.file.group.candidates.limit = 0'},
                {'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
@@ -293,6 +300,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_insert_only',
      'scala': 'TestMergeIntoTable: Test MergeInto with insert only',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.merge.small.file.group.candidates.limit = 0'},
                {'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
@@ -331,6 +341,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_for_precombinefield',
      'scala': 'TestMergeIntoTable: Test MergeInto For PreCombineField',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.merge.small.file.group.candidates.limit = 0'},
                {'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
@@ -374,6 +387,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_precombine_field_expression',
      'scala': 'TestMergeIntoTable: Test MergeInto with preCombine field expression',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.merge.small.file.group.candidates.limit = 0'},
                {'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
@@ -420,6 +436,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_primarykey_expression',
      'scala': 'TestMergeIntoTable: Test MergeInto with primaryKey expression',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -476,6 +495,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_combination_of_delete_update_insert',
      'scala': 'TestMergeIntoTable: Test MergeInto with combination of delete update insert',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -525,6 +547,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_merge_hudi_to_hudi',
      'scala': 'TestMergeIntoTable: Merge Hudi to Hudi',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.merge.small.file.group.candidates.limit = 0'},
                {'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
@@ -576,6 +601,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_different_type_of_precombinefield',
      'scala': 'TestMergeIntoTable: Test Different Type of PreCombineField',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -722,6 +750,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_for_mor_with_compaction_on',
      'scala': 'TestMergeIntoTable: Test MergeInto For MOR With Compaction On',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.merge.small.file.group.candidates.limit = 0'},
                {'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
@@ -756,6 +787,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mereinto_with_null_fields',
      'scala': 'TestMergeIntoTable: Test MereInto With Null Fields',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -906,6 +940,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_all_kinds_of_datatype',
      'scala': 'TestMergeIntoTable: Test MergeInto With All Kinds Of DataType',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'
                        '  id int,\n'
@@ -1065,6 +1102,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_no_full_fields_source',
      'scala': 'TestMergeIntoTable: Test MergeInto with no-full fields source',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -1089,6 +1129,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_merge_into_with_target_matched_columns_cast_ed',
      'scala': 'TestMergeIntoTable: Test Merge Into with target matched columns cast-ed',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -1136,6 +1179,9 @@ SCENARIOS = [
     {'id': 'mergeintotable_test_mergeinto_with_partial_insert',
      'scala': 'TestMergeIntoTable: Test MergeInto with partial insert',
      'table_types': None,
+     'session': ['SET hoodie.payload.combined.schema.validate = true',
+                 'SET hoodie.spark.sql.optimized.writes.enable = false',
+                 'SET hoodie.merge.small.file.group.candidates.limit = 0'],
      'steps': [{'sql': 'set hoodie.merge.small.file.group.candidates.limit = 0'},
                {'sql': 'set hoodie.payload.combined.schema.validate = true'},
                {'sql': 'create table {table} (\n'

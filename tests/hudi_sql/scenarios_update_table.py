@@ -13,6 +13,7 @@ SCENARIOS = [
     {'id': 'updatetable_test_update_table',
      'scala': 'TestUpdateTable: Test Update Table',
      'table_types': ['cow', 'mor'],
+     'session': [],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -75,6 +76,7 @@ SCENARIOS = [
     {'id': 'updatetable_test_update_table_without_primary_key',
      'scala': 'TestUpdateTable: Test Update Table Without Primary Key',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.spark.sql.optimized.writes.enable = false'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  price double,\n'
@@ -123,6 +125,7 @@ SCENARIOS = [
     {'id': 'updatetable_test_update_table_on_non_pk_condition',
      'scala': 'TestUpdateTable: Test Update Table On Non-PK Condition',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.spark.sql.optimized.writes.enable = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -171,6 +174,7 @@ SCENARIOS = [
     {'id': 'updatetable_test_ignoring_case_for_update_table',
      'scala': 'TestUpdateTable: Test ignoring case for Update Table',
      'table_types': ['cow', 'mor'],
+     'session': ['SET hoodie.spark.sql.optimized.writes.enable = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  ID int,\n'
                        '  NAME string,\n'
@@ -194,6 +198,7 @@ SCENARIOS = [
     {'id': 'updatetable_test_decimal_type',
      'scala': 'TestUpdateTable: Test decimal type',
      'table_types': None,
+     'session': ['SET hoodie.spark.sql.optimized.writes.enable = true'],
      'steps': [{'sql': 'create table {table} (\n'
                        '  id int,\n'
                        '  name string,\n'

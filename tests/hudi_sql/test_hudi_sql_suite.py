@@ -117,6 +117,7 @@ def _render(text: str, names: dict) -> str:
 
 
 SET_RE = re.compile(r"^\s*set\s+([\w.]+)\s*=", re.I)
+RESET_RE = re.compile(r"^\s*reset\s+([\w.]+)", re.I)
 
 
 def _location(spark, table: str):
@@ -156,9 +157,14 @@ def test_hudi_sql_scenario(spark, tmp_path, scenario, table_type):
     set_keys: list[str] = []
     tables_used = [k for k in names if k.startswith("table") and any("{" + k + "}" in s["sql"]
                                                                        for s in scenario["steps"])]
+    session = [{"sql": sql} for sql in scenario.get("session", [])]
+    left = {m.group(1).lower(): m.string for m in (SET_RE.match(step["sql"]) for step in session) if m}
     try:
-        for n, step in enumerate(scenario["steps"]):
+        for n, step in enumerate(session + scenario["steps"]):
             sql = _render(step["sql"], names)
+            reset = RESET_RE.match(sql)
+            if step.get("scoped") and reset and reset.group(1).lower() in left:
+                sql = left[reset.group(1).lower()]   # withSQLConf restores the value the session had
             where = f"step {n}: {sql.strip()[:300]}"
             m = SET_RE.match(sql)
             if m:

@@ -156,6 +156,9 @@ class WriteClient:
             raise errors.NotAHudiTableError(f"cannot delete partitions of {self.path}: there is no Hudi table there "
                                             "(or mode='overwrite' would recreate it); check the path")
         wc = resolve_write_options(config, incoming, table).with_options(self.service_options)
+        if wc.insert_drop_duplicates and operation == "upsert":   # as Hudi: dropping stored keys leaves inserts
+            operation = "insert"
+            wc = wc.with_values(operation=operation, combine_before_insert=True)
         keygen = build_key_generator(dict(wc.options), wc.table_name)
         data = data_columns(incoming, operation, wc.table_name)   # without an upsert's delete flag
         if operation == "delete_partition":   # the batch may be empty and carry no columns at all

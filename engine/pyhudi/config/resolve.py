@@ -19,6 +19,7 @@ IGNORED_OPTIONS = {
     "hoodie.bloom.index.use.treebased.filter": "the key ranges of every file are checked",
     "hoodie.simple.index.use.caching": "index lookups run in one Spark job",
     "hoodie.datasource.write.row.writer.enable": "bulk_insert always writes rows through Arrow",
+    "hoodie.file.group.reader.enabled": "pyhudi has one file-slice reader",
 }
 # Keys Hudi defines that pyhudi accepts but has no behaviour for (no warning: they are legitimate Hudi keys).
 ACCEPTED_WITHOUT_EFFECT = frozenset(IGNORED_OPTIONS) | frozenset({
@@ -35,6 +36,8 @@ ACCEPTED_WITHOUT_EFFECT = frozenset(IGNORED_OPTIONS) | frozenset({
     "hoodie.spark.sql.insert.into.operation",
     "hoodie.datasource.overwrite.mode",
     "hoodie.sql.insert.mode",
+    "hoodie.sql.bulk.insert.enable",
+    "hoodie.datasource.insert.dup.policy",
 })
 # Key families validated by their own layer.
 ACCEPTED_PREFIXES = ("hoodie.keygen.", "hoodie.write.lock.", "hoodie.datasource.hive_sync.",

@@ -22,6 +22,11 @@ PAYLOAD_EVENT_TIME_FIELD = declare("hoodie.payload.event.time.field", "ts",
                                    doc="DefaultHoodieRecordPayload: field whose epoch seconds/millis give the write "
                                        "stats' minEventTime/maxEventTime.")
 COMBINE_BEFORE_INSERT = declare("hoodie.combine.before.insert", False, bool_value)
+INSERT_DROP_DUPLICATES = declare("hoodie.datasource.write.insert.drop.duplicates", False, bool_value,
+                                 doc="Drop incoming records whose key is already stored (an upsert becomes an insert).")
+MERGE_ALLOW_DUPLICATE_ON_INSERTS = declare("hoodie.merge.allow.duplicate.on.inserts", True, bool_value,
+                                           doc="An insert routed into a small file keeps a stored record of the "
+                                               "same key (both stay) instead of replacing it.")
 COMBINE_BEFORE_UPSERT = declare("hoodie.combine.before.upsert", True, bool_value)
 COMBINE_BEFORE_DELETE = declare("hoodie.combine.before.delete", True, bool_value)
 COMMIT_METADATA_KEY_PREFIX = declare(

@@ -38,6 +38,8 @@ class WriteConfig:
     event_time_field: str = setting(W.PAYLOAD_EVENT_TIME_FIELD)
     combine_before_insert: bool = setting(W.COMBINE_BEFORE_INSERT)
     combine_before_upsert: bool = setting(W.COMBINE_BEFORE_UPSERT)
+    insert_drop_duplicates: bool = setting(W.INSERT_DROP_DUPLICATES)
+    allow_duplicate_on_inserts: bool = setting(W.MERGE_ALLOW_DUPLICATE_ON_INSERTS)
     combine_before_delete: bool = setting(W.COMBINE_BEFORE_DELETE)
     metadata_enable: bool = setting(W.METADATA_ENABLE)
     commit_metadata_key_prefix: str = setting(W.COMMIT_METADATA_KEY_PREFIX)

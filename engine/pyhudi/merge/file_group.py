@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pyhudi.errors import DuplicateKeyError
 from pyhudi.merge.payloads import OVERWRITE_WITH_LATEST, payload_of
 from pyhudi.merge.rules import combine_with_stored, precombine, stored_wins
 from pyhudi.schema.meta_fields import IS_DELETED, RECORD_KEY
@@ -74,6 +75,8 @@ def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Ar
     stored_keys = stored[RECORD_KEY]
     at, matched_in_stored = _match(incoming_keys, stored_keys)   # each incoming record's stored row, if any
     matched_in_incoming = pc.is_valid(at)
+    if payload.rejects_stored:
+        _reject_stored_keys(incoming_keys, pc.and_(matched_in_incoming, pc.invert(deletes)))
     keep_stored = pc.invert(matched_in_stored)
     take_incoming = pc.invert(deletes)
     written = incoming
@@ -105,6 +108,24 @@ def merge_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Ar
     num_inserts = _count(inserted)
     return MergeResult(kept, written, num_updates, num_inserts, num_deletes,
                        _array(pc.filter(incoming_keys, inserted)))
+
+
+def concat_file_group(stored: pa.Table | None, incoming: pa.Table, deletes: pa.Array,
+                      payload_class: str = OVERWRITE_WITH_LATEST) -> MergeResult:
+    """Hudi's HoodieConcatHandle (an insert into a small file with hoodie.merge.allow.duplicate.on.inserts): every
+    stored record stays and every incoming one is added, a key already stored included."""
+    if stored is None or stored.num_rows == 0 or payload_of(payload_class).rejects_stored:
+        return merge_file_group(stored, incoming, deletes, payload_class)
+    written = incoming.filter(pc.invert(deletes))
+    return MergeResult(stored, written, 0, written.num_rows, 0, _array(written[RECORD_KEY]))
+
+
+def _reject_stored_keys(incoming_keys, duplicate: pa.Array) -> None:
+    if pc.any(duplicate).as_py():
+        key = pc.filter(incoming_keys, duplicate)[0].as_py()
+        raise DuplicateKeyError(f"Duplicate key found for insert statement, key is: {key} (the record is already "
+                                "stored: hoodie.sql.insert.mode=strict or hoodie.datasource.insert.dup.policy=fail "
+                                "refuse it; drop it from the batch, or use the policy drop, or upsert it)")
 
 
 def _match(incoming_keys, stored_keys) -> tuple[pa.Array, pa.Array]:

@@ -22,6 +22,8 @@ EVENT_TIME_PAYLOAD = _PKG + "EventTimeAvroPayload"
 EMPTY_PAYLOAD = _PKG + "EmptyHoodieRecordPayload"
 OVERWRITE_NON_DEFAULTS = _PKG + "OverwriteNonDefaultsWithLatestAvroPayload"
 PARTIAL_UPDATE = _PKG + "PartialUpdateAvroPayload"
+# Hudi's SQL strict insert mode / hoodie.datasource.insert.dup.policy=fail (hudi-spark's command package)
+VALIDATE_DUPLICATE_KEY = "org.apache.spark.sql.hudi.command.ValidateDuplicateKeyPayload"
 
 PAYLOAD_ORDERING_FIELD = C.PAYLOAD_ORDERING_FIELD.key
 PAYLOAD_EVENT_TIME_FIELD = C.PAYLOAD_EVENT_TIME_FIELD.key
@@ -37,6 +39,7 @@ class Payload:
     precombine_fills: bool = False   # preCombine: field-wise too (newer-by-ordering first), not winner-takes-all
     deletes_all: bool = False        # every record is a delete (EmptyHoodieRecordPayload)
     event_time: bool = False         # write stats carry min/maxEventTime of hoodie.payload.event.time.field
+    rejects_stored: bool = False     # combine: a stored record of the key fails the write (a duplicate key)
 
     @property
     def short_name(self) -> str:
@@ -50,6 +53,7 @@ PAYLOADS = {p.name: p for p in (
     Payload(EMPTY_PAYLOAD, deletes_all=True),
     Payload(OVERWRITE_NON_DEFAULTS, fills_nulls=True),
     Payload(PARTIAL_UPDATE, stored_can_win=True, fills_nulls=True, precombine_fills=True),
+    Payload(VALIDATE_DUPLICATE_KEY, stored_can_win=True, event_time=True, rejects_stored=True),
 )}
 SUPPORTED_PAYLOADS = tuple(PAYLOADS)
 

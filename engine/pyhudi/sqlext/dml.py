@@ -16,10 +16,10 @@ from pyhudi.errors import SqlError
 from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.sqlext import catalog, commits, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
+from pyhudi.sqlext.insert_config import INSERT_INTO_OPERATION, insert_into_settings
 from pyhudi.client import DELETE_FLAG_COLUMN, WriteResult
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
-INSERT_INTO_OPERATION = "hoodie.spark.sql.insert.into.operation"
 
 
 def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry) -> dict:
@@ -44,8 +44,9 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     # both a primary key and a preCombineField keeps one row per key of the statement, the greatest ordering value.
     options.setdefault(C.COMBINE_BEFORE_INSERT.key,
                        str(bool(options.get(C.PRECOMBINE.key) and options.get(C.RECORD_KEY.key))).lower())
-    if operation is None:
-        operation = insert_operation(options)
+    if operation is None:   # INSERT INTO: the operation and duplicate policy (sqlext/insert_config.py)
+        operation, policy = insert_into_settings(options, entry.name)
+        options.update(policy)
     options[C.OPERATION.key] = operation
     # SQL table columns are nullable (as in Hudi's catalog tables); a literal's NOT NULL must not reach the schema
     df = df.select(*[F.when(F.col(f"`{c}`").isNotNull(), F.col(f"`{c}`")).alias(c) for c in df.columns])
@@ -55,13 +56,8 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
 
 
 def insert_operation(options: dict) -> str:
-    """Hudi's INSERT INTO rule (ProvidesHoodieConfig): the write operation if given; upsert when the table has
-    an ordering field and hoodie.spark.sql.insert.into.operation is not set; else that option (default insert)."""
-    if options.get(C.OPERATION.key):
-        return options[C.OPERATION.key]
-    if INSERT_INTO_OPERATION not in options and options.get(C.PRECOMBINE.key):
-        return "upsert"
-    return options.get(INSERT_INTO_OPERATION, "insert").lower()
+    """The operation of an INSERT INTO with these options (sqlext/insert_config.py)."""
+    return insert_into_settings(options, options.get(C.TABLE_NAME.key) or "")[0]
 
 
 def ctas_operation(options: dict) -> str:
@@ -110,11 +106,10 @@ def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: cat
         raise SqlError(f"INSERT INTO {entry.name}: unknown column(s) {', '.join(unknown)}; the table has "
                        f"{', '.join(f.name for f in fields)}")
     wanted = [by_lower[c.lower()] for c in listed] if listed else [f for f in fields if f.name.lower() not in static]
-    if len(source.columns) != len(wanted):
-        raise SqlError(f"INSERT INTO {entry.name}: the query gives {len(source.columns)} columns but "
-                       f"{len(wanted)} are expected ({', '.join(f.name for f in wanted)})")
-    # by position, as Spark inserts: the query's own column names may repeat (SELECT CAST(id AS INT), id ...)
+    order = _aligned_columns(entry, source.columns, wanted, bool(listed))
+    # the query's own column names may repeat (SELECT CAST(id AS INT), id ...): renamed before they are picked
     source = source.toDF(*[f"_pyhudi_c{i}" for i in range(len(source.columns))])
+    source = source.select(*[f"_pyhudi_c{i}" for i in order])
     given = {f.name.lower(): F.col(f"`{c}`").cast(f.dataType) for f, c in zip(wanted, source.columns)}
     columns = []
     for fld in fields:
@@ -130,6 +125,28 @@ def insert(spark: SparkSession, resolver: Resolver, stmt: exp.Insert, entry: cat
         _insert_overwrite(spark, entry, rows, static, partition is not None)
     else:
         write_rows(spark, entry, rows, None)
+
+
+def _aligned_columns(entry: catalog.CatalogEntry, given: list[str], wanted: list, listed: bool) -> list[int]:
+    """The positions of the query's columns in the order of `wanted`, as Hudi 0.15's InsertIntoHoodieTableCommand.alignQueryOutput
+    resolves them (Spark 3.5's TableOutputResolver): by name when every wanted column is one of the query's
+    (case-insensitive, once), else by position; Spark's INSERT_COLUMN_ARITY_MISMATCH errors when the counts differ.
+    An explicit column list (INSERT INTO t (a, b) ...) is matched by position."""
+    table = f"`spark_catalog`.`{entry.database}`.`{entry.name}`"
+    names = ", ".join(f"`{f.name}`" for f in wanted)
+    data = ", ".join(f"`{c}`" for c in given)
+    hint = ("; list the columns (INSERT INTO t (a, b) SELECT ...) or give a value for each, static partition "
+            "columns (PARTITION (p = 'v')) excluded")
+    if len(given) > len(wanted):
+        raise SqlError(f"[INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS] Cannot write to {table}, the reason is "
+                       f"too many data columns:\nTable columns: {names}.\nData columns: {data}.{hint}")
+    lowered = [c.lower() for c in given]
+    if not listed and all(lowered.count(f.name.lower()) == 1 for f in wanted):
+        return [lowered.index(f.name.lower()) for f in wanted]
+    if len(given) < len(wanted):
+        raise SqlError(f"[INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS] Cannot write to {table}, the reason "
+                       f"is not enough data columns:\nTable columns: {names}.\nData columns: {data}.{hint}")
+    return list(range(len(given)))
 
 
 def _insert_overwrite(spark: SparkSession, entry: catalog.CatalogEntry, rows: DataFrame,

@@ -20,7 +20,8 @@ from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFi
                                          read_base_file_and_footer, with_file_name, write_base_file)
 from pyhudi.file_group.naming import base_file_name, partition_file
 from pyhudi.index.virtual import with_keys
-from pyhudi.merge import delete_mask, event_time_range, keep_latest_per_key, merge_file_group, payload_of
+from pyhudi.merge import (concat_file_group, delete_mask, event_time_range, keep_latest_per_key, merge_file_group,
+                          payload_of)
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
 from pyhudi.writer import virtual_keys
@@ -74,6 +75,8 @@ class WriteContext:
     log_block_max_size: int = 268435456        # hoodie.logfile.data.block.max.size: records per data block
     inserts_to_logs: bool = False              # MOR + an index that can index log files (BUCKET): new file
                                                # groups start as log files (see writer/planning.inserts_to_logs)
+    concat_inserts: bool = False               # an insert keeps stored records of its keys (HoodieConcatHandle,
+                                               # hoodie.merge.allow.duplicate.on.inserts)
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -145,8 +148,8 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
         stored, footer = read_base_file_and_footer(ctx.storage, existing.base_path)
         stored = _align_stored(stored, ctx.data_schema, ctx.virtual_keys)
     deletes = delete_mask(incoming, DELETE_COLUMN)
-    result = merge_file_group(stored, incoming, deletes, ctx.payload_class,
-                              ctx.payload_ordering_field or ctx.ordering_field)
+    result = concat_file_group(stored, incoming, deletes, ctx.payload_class) if ctx.concat_inserts else \
+        merge_file_group(stored, incoming, deletes, ctx.payload_class, ctx.payload_ordering_field or ctx.ordering_field)
     if not (result.num_updates or result.num_inserts or result.num_deletes):   # e.g. deletes of unknown keys
         return stats_table([])
     previous = None

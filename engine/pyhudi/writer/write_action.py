@@ -103,6 +103,8 @@ class WriteAction:
         partitions_first = not self.one_job and self._needs_partitions_first()
         if not self._keys_in_task:
             keyed = keyed_batch(self._prepared, self.keygen)
+            if self._drops_stored_keys:
+                keyed = self._without_stored_keys(keyed)
             self._cached = not self.one_job and not (self.index.is_bucket and not partitions_first)
             if self._cached:   # several Spark actions read the batch: compute it once
                 keyed = keyed.persist()
@@ -185,13 +187,28 @@ class WriteAction:
         """Whether the write runs as one Spark job (writer/one_job.py): an upsert, insert or delete with a
         partition-scoped index whose batch Spark estimates at most ONE_JOB_MAX_BYTES or cannot size (bigger ones
         keep the counted plan, which spreads a partition's new file groups over tasks)."""
-        if self.operation not in ("upsert", "insert", "delete") or self.index.is_global:
+        if self.operation not in ("upsert", "insert", "delete") or self.index.is_global or self._drops_stored_keys:
             return False
         if not (self.wc.combine_before(self.operation) or self.operation == "insert"):
             return False
         size, self._batch_shuffles, self._batch_deterministic = one_job.batch_plan(self.incoming)
         self._one_task = one_job.in_one_task(size)
         return size is None or size <= one_job.ONE_JOB_MAX_BYTES
+
+    @property
+    def _drops_stored_keys(self) -> bool:
+        """hoodie.datasource.write.insert.drop.duplicates on an insert-style write of keyed records."""
+        return (self.wc.insert_drop_duplicates and self.operation in ("insert", "bulk_insert")
+                and bool(self.keygen.record_key_fields) and self.virtual_keys is None
+                and self.table.timeline().latest_time() is not None)
+
+    def _without_stored_keys(self, keyed: DataFrame) -> DataFrame:
+        """The batch without the records whose key the table already holds (Hudi's DataSourceUtils.dropDuplicates:
+        the key and, for a partition-scoped index, its partition), judged on the latest snapshot."""
+        from pyhudi.reader import read
+        on = [RECORD_KEY] if self.index.is_global else [RECORD_KEY, PARTITION_PATH]
+        stored = read(self.spark, self.storage.base_uri).select(*on).distinct()
+        return keyed.join(stored, on=on, how="left_anti")
 
     def _needs_partitions_first(self) -> bool:
         """Whether the incoming partitions must be known before the lookup: a partition-scoped index reading
@@ -233,7 +250,8 @@ class WriteAction:
             event_time_field=wc.event_time_field,
             cdc_mode=None if self.is_mor else cdc_logging_mode(self.table),
             log_max_size=wc.log_max_size, log_block_max_size=wc.log_block_max_size,
-            inserts_to_logs=inserts_to_logs(self.is_mor, self.index.is_bucket, self.operation))
+            inserts_to_logs=inserts_to_logs(self.is_mor, self.index.is_bucket, self.operation),
+            concat_inserts=self.operation == "insert" and wc.allow_duplicate_on_inserts)
         if not self.keygen.record_key_fields:
             keyed = with_auto_keys(keyed, instant_time)
         if self.operation == "bulk_insert" and not self.index.is_bucket:   # a bucket table routes by key
