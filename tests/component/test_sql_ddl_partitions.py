@@ -103,8 +103,9 @@ def test_partition_statements_on_an_unpartitioned_table(spark):
     spark.sql(f"DROP TABLE IF EXISTS {t}")
     pyhudi.sql(spark, f"CREATE TABLE {t} (id INT, name STRING) USING hudi TBLPROPERTIES (primaryKey = 'id'); "
                       f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    assert pyhudi.sql(spark, f"SHOW PARTITIONS {t}").collect() == []   # Hudi: no rows (Spark would raise)
     with pytest.raises(SqlError, match=f"SHOW PARTITIONS {t}: the table is not partitioned"):
-        pyhudi.sql(spark, f"SHOW PARTITIONS {t}")
+        pyhudi.sql(spark, f"SHOW PARTITIONS {t} PARTITION (id = 1)")
     with pytest.raises(SqlError, match="not partitioned"):
         pyhudi.sql(spark, f"ALTER TABLE {t} DROP PARTITION (id = 1)")
     pyhudi.sql(spark, f"TRUNCATE TABLE {t}")

@@ -28,33 +28,6 @@ KNOWN_FAILING: dict[str, str] = {
     "inserttable_test_bulk_insert_into_bucket_index_table": _BUCKET_COMMA,
     "inserttable_test_insert_overwrite_into_consistent_bucket_index_table":
         "hoodie.index.bucket.engine=CONSISTENT_HASHING is not supported (ConfigError)",
-    # TestDeleteTable
-    # TestMergeIntoTable
-    "mergeintotable_test_mergeinto_for_mor_table": _NON_EQUI_KEY,
-    "mergeintotable_test_mergeinto_with_primarykey_expression": _NON_EQUI_KEY,
-    "mergeintotable_test_mergeinto_for_precombinefield":
-        "TBLPROPERTIES hoodie.compaction.payload.class=DefaultHoodieRecordPayload is ignored: a MERGE update with "
-        "a lower ordering value (v=1000 < 1001) overwrites the stored record",
-    "mergeintotable_test_mergeinto_with_precombine_field_expression":
-        "MERGE UPDATE SET v = s0.s_v + 2 (pre-combine field from an expression of a renamed source column) is "
-        "accepted; Hudi raises 'Failed to resolve pre-combine field `v` w/in the source-table output'",
-    "mergeintotable_test_merge_into_with_target_matched_columns_cast_ed":
-        "MERGE ON cast(h0.id as long) = s0.id is accepted; Hudi raises \"Invalid MERGE INTO matching condition: "
-        "s0.id: can't cast s0.id (of LongType) to IntegerType\"",
-    "mergeintotable_test_mergeinto_with_partial_insert":
-        "MERGE ... WHEN NOT MATCHED THEN INSERT (id, name, ...) leaving out columns: the missing column gets type "
-        "VOID and the write fails (SchemaError); Hudi fills NULL of the column's type",
-    # TestCreateTable
-    "createtable_test_create_table_like": "CREATE TABLE ... LIKE ... USING hudi is not supported (SqlError)",
-    "createtable_test_ctas_not_de_duplicating_by_default":
-        "CTAS de-duplicates rows with the same key; Hudi 0.15 CTAS keeps both",
-    "createtable_test_hoodie_table_schema_consistency_for_non_avro_data_typ":
-        "varchar(n) / char(n) columns fail (VarcharType(10) is not supported in conversion to Arrow)",
-    # TestCommitsProcedure
-    "commitsprocedure_test_call_commits_compare_procedure": "CALL commits_compare: unknown procedure",
-    # TestCompactionTable
-    "compactiontable_test_compaction_path":
-        "Hudi's RUN / SCHEDULE / SHOW COMPACTION ON '<path>' statements are not parsed (PARSE_SYNTAX_ERROR)",
 }
 
 CI_SLICE: set[str] = {
@@ -66,7 +39,7 @@ CI_SLICE: set[str] = {
     "deletetable_test_delete_table_on_non_pk_condition",
     "createtable_test_create_table_as_select_with_options_for_filter_props",
     "createtable_test_create_table_existing_in_catalog",
-    "createtable_test_create_table_like",                   # strict xfail
+    "createtable_test_create_table_like",
     "inserttable_test_insert_exception",
 }
 

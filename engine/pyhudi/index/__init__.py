@@ -5,6 +5,8 @@
   BLOOM / GLOBAL_BLOOM    key ranges + bloom filters from base-file footers pick candidate files, whose keys
                           are then read to confirm                                            (bloom.py)
   BUCKET                  the key's hash picks the file group; nothing is read                (bucket.py)
+  INMEMORY                Hudi's in-memory hash index knows the keys its JVM wrote; pyhudi has no long-lived
+                          process, so it looks them up as GLOBAL_SIMPLE (same rows within one session)
 GLOBAL_* keep a key unique across partitions (hoodie.{bloom,simple}.index.update.partition.path decides whether
 a key arriving in a new partition moves there). Every write reports IndexStats (stats.py).
 """
@@ -47,6 +49,8 @@ def index_spec(config: C.HoodieConfig, record_key_fields: list[str], table_name:
     """The index a write uses, validated (unsupported choices raise ConfigError naming the option)."""
     cfg = C.IndexConfig.from_options(config)
     kind = cfg.index_type
+    if kind == "INMEMORY":   # see the module docstring
+        kind = "GLOBAL_SIMPLE"
     if kind not in SUPPORTED_TYPES:
         raise ConfigError(f"{C.INDEX_TYPE.key}={kind} is not supported by pyhudi (table {table_name}); use one of "
                           f"{', '.join(SUPPORTED_TYPES)}")

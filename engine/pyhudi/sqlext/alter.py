@@ -140,9 +140,13 @@ def truncate(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.Truncat
 
 
 def show_partitions(spark: SparkSession, entry: catalog.CatalogEntry, spec: dict | None) -> DataFrame:
-    """SHOW PARTITIONS: one `k=v/k2=v2` row per partition (Spark's column name `partition`), sorted."""
+    """SHOW PARTITIONS: one `k=v/k2=v2` row per partition (Spark's column name `partition`), sorted; none for a
+    table that is not partitioned (as Hudi's ShowHoodieTablePartitionsCommand, where Spark would raise)."""
+    schema = T.StructType([T.StructField("partition", T.StringType(), False)])
     if not entry.partition_columns:
-        raise SqlError(f"SHOW PARTITIONS {entry.name}: the table is not partitioned")
+        if spec:
+            raise SqlError(f"SHOW PARTITIONS {entry.name}: the table is not partitioned; drop the PARTITION clause")
+        return spark.createDataFrame([], schema)
     wanted = set(matching_partitions(entry, spec, "SHOW PARTITIONS") if spec else [])
     names = {c.lower(): c for c in entry.partition_columns}
     rows = []
@@ -152,7 +156,7 @@ def show_partitions(spark: SparkSession, entry: catalog.CatalogEntry, spec: dict
         lowered = {k.lower(): v for k, v in values.items()}
         rows.append(("/".join(f"{names[c.lower()]}={escape_path_name(lowered.get(c.lower()) or '')}"
                               for c in entry.partition_columns),))
-    return spark.createDataFrame(sorted(rows), T.StructType([T.StructField("partition", T.StringType(), False)]))
+    return spark.createDataFrame(sorted(rows), schema)
 
 
 def set_properties(spark: SparkSession, entry: catalog.CatalogEntry, properties: dict[str, str]) -> None:

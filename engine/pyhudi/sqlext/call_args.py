@@ -102,8 +102,8 @@ def bind(proc: Procedure, positional: list, named: dict) -> dict:
     for param in proc.params:
         if param.name not in args or args[param.name] is None:
             if param.required:
-                raise SqlError(f"CALL {proc.name}: argument {param.name!r} is required "
-                               f"(arguments: {', '.join(names)})")
+                raise SqlError(f"Argument: {param.name} is required\nCALL {proc.name} takes "
+                               f"{', '.join(names)}; give {param.name} => ...")
             args[param.name] = param.default
         else:
             args[param.name] = _typed(proc, param, args[param.name])

@@ -185,6 +185,17 @@ def add_columns(spark: SparkSession, entry: CatalogEntry, new_fields: list[T.Str
     stamp_base_path(spark, entry, T.StructType(list(data.fields) + list(new_fields)))
 
 
+def set_column_comment(spark: SparkSession, entry: CatalogEntry, column: str, comment: str) -> None:
+    """ALTER TABLE ... ALTER/CHANGE COLUMN c COMMENT '...': the comment lives in the catalog's schema only (the
+    table's own Avro schema carries no column comments)."""
+    jcat = _jcatalog(spark)
+    ident = _identifier(spark, entry.database, entry.name)
+    data = T.StructType.fromJson(json.loads(jcat.getTableMetadata(ident).dataSchema().json()))
+    fields = [T.StructField(f.name, f.dataType, f.nullable, {**(f.metadata or {}), "comment": comment})
+              if f.name.lower() == column.lower() else f for f in data.fields]
+    stamp_base_path(spark, entry, T.StructType(fields))
+
+
 def _alter_metadata(spark: SparkSession, entry: CatalogEntry, **changes) -> None:
     """Replace fields of the table's v1 CatalogTable by name (e.g. tableType, properties, comment) in the
     metastore, as Spark's v1 ALTER TABLE commands do."""

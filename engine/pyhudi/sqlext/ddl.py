@@ -78,7 +78,11 @@ def table_comment(stmt: exp.Create) -> str | None:
 def _struct_from_defs(spark: SparkSession, defs: list[exp.ColumnDef]) -> T.StructType:
     ddl = ", ".join(d.sql("spark") for d in defs)
     jvm = spark.sparkContext._jvm
-    return T.StructType.fromJson(json.loads(jvm.org.apache.spark.sql.types.StructType.fromDDL(ddl).json()))
+    parsed = jvm.org.apache.spark.sql.types.StructType.fromDDL(ddl)
+    # CHAR(n) / VARCHAR(n) are strings in the table (as Spark's datasource tables and Hudi store them); Spark keeps
+    # the declared type in the field's metadata
+    parsed = jvm.org.apache.spark.sql.catalyst.util.CharVarcharUtils.replaceCharVarcharWithStringInSchema(parsed)
+    return T.StructType.fromJson(json.loads(parsed.json()))
 
 
 def hudi_options(options: dict, partitions: list[str], name: str, database: str) -> dict:
@@ -91,7 +95,8 @@ def hudi_options(options: dict, partitions: list[str], name: str, database: str)
         resolved[C.PARTITION_PATH.key] = ",".join(partitions)
     resolved.setdefault(C.HIVE_STYLE.key, HIVE_STYLE_DEFAULT)
     resolved.setdefault(C.URL_ENCODE.key, "false")
-    resolved.setdefault(C.PAYLOAD_CLASS.key, C.PAYLOAD_CLASS.default)
+    # Hudi's SQL option payloadClass names the write and the table payload alike (HoodieOptionConfig)
+    resolved.setdefault(C.PAYLOAD_CLASS.key, resolved.get(C.COMPACTION_PAYLOAD_CLASS.key) or C.PAYLOAD_CLASS.default)
     return resolved   # without a primary key: a table with generated record keys (insert-style writes only)
 
 
@@ -163,6 +168,11 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
         if not replace:
             spark.sql(f"CREATE TABLE {existing.qualified} (id INT) USING parquet")  # Spark's own "already exists"
     options, partitions, location, typed_partitions = _table_options(stmt)
+    like = _like_source(resolver, stmt, name)
+    if like is not None:   # CREATE TABLE t LIKE s: s's columns, partitioning and Hudi properties, then ours
+        options = {**{k: v for k, v in like.properties.items() if not k.startswith(("spark.", "transient_"))},
+                   **options}
+        partitions = partitions or list(like.partition_columns)
     comment = table_comment(stmt)
     for key in list(options):
         if key.lower() == "path" and location is None:
@@ -173,7 +183,9 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
     path = location if location is not None else catalog.default_location(spark, database, name)
 
     from pyhudi.table import HudiTable
-    if isinstance(stmt.this, exp.Schema) and stmt.this.expressions:
+    if like is not None:
+        data_schema = T.StructType(list(like.data_fields))
+    elif isinstance(stmt.this, exp.Schema) and stmt.this.expressions:
         data_schema = _struct_from_defs(spark, [d for d in stmt.this.expressions if isinstance(d, exp.ColumnDef)])
     elif query_df is not None:
         from pyhudi.file_group.base_file import META_COLUMNS
@@ -223,6 +235,18 @@ def create_table(spark: SparkSession, resolver: Resolver, stmt: exp.Create, quer
         raise
 
 
+def _like_source(resolver: Resolver, stmt: exp.Create, name: str) -> catalog.CatalogEntry | None:
+    """The table a CREATE TABLE ... LIKE names (None without LIKE); a missing one is an error naming it."""
+    like = next((p for p in stmt.args["properties"].expressions if isinstance(p, exp.LikeProperty)), None)
+    if like is None:
+        return None
+    source = resolver.entry(like.this)
+    if source is None:
+        raise SqlError(f"CREATE TABLE {name} LIKE {like.this.sql('spark')}: there is no such table; create it "
+                       "first or check its name")
+    return source
+
+
 def _check_key_columns(resolved: dict, data_schema: T.StructType, name: str) -> None:
     """primaryKey / preCombineField must name columns (as Hudi's HoodieCatalogTable checks at CREATE)."""
     columns = {f.name.lower() for f in data_schema.fields}
@@ -246,7 +270,10 @@ def _build(spark: SparkSession, entry: catalog.CatalogEntry, path: str, resolved
     if query_df is not None:
         staged = catalog.CatalogEntry(entry.database, entry.name, catalog.PROVIDER, path, entry.managed,
                                       _catalog_properties(options, table), entry.partition_columns, entry.schema)
-        write_rows(spark, staged, query_df, ctas_operation(table_write_options(spark, staged)))
+        # Hudi's CreateHoodieTableAsSelectCommand writes with hoodie.combine.before.insert=false: rows of one key
+        # all stay, whatever the operation
+        write_rows(spark, staged, query_df, ctas_operation(table_write_options(spark, staged)),
+                   {C.COMBINE_BEFORE_INSERT.key: "false"})
     return table
 
 

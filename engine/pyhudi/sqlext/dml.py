@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 from sqlglot import exp
 
 from pyhudi import config as C
 from pyhudi.actions.metadata import SQL_WRITES_PREPPED_KEY
 from pyhudi.errors import SqlError
 from pyhudi.file_group.base_file import META_COLUMNS
+from pyhudi.merge.payloads import DEFAULT_PAYLOAD
 from pyhudi.sqlext import catalog, commits, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
 from pyhudi.sqlext.insert_config import INSERT_INTO_OPERATION, insert_into_settings
+from pyhudi.sqlext.merge_checks import MergeChecks
 from pyhudi.client import DELETE_FLAG_COLUMN, WriteResult
 from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
@@ -135,8 +138,8 @@ def _aligned_columns(entry: catalog.CatalogEntry, given: list[str], wanted: list
     table = f"`spark_catalog`.`{entry.database}`.`{entry.name}`"
     names = ", ".join(f"`{f.name}`" for f in wanted)
     data = ", ".join(f"`{c}`" for c in given)
-    hint = ("; list the columns (INSERT INTO t (a, b) SELECT ...) or give a value for each, static partition "
-            "columns (PARTITION (p = 'v')) excluded")
+    hint = (f"\nINSERT INTO {entry.name}: give one value per column, static partition columns (PARTITION (p = 'v')) "
+            "excluded, or list the columns written (INSERT INTO t (a, b) SELECT ...)")
     if len(given) > len(wanted):
         raise SqlError(f"[INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS] Cannot write to {table}, the reason is "
                        f"too many data columns:\nTable columns: {names}.\nData columns: {data}.{hint}")
@@ -238,6 +241,8 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
     fields = entry.data_fields
 
     whens = stmt.args["whens"].expressions
+    options = table_write_options(spark, entry)
+    _check_merge(spark, entry, stmt, whens, target_alias, source_alias, source_df, source_view, options)
     branches = []   # (condition sql, action, {column lower: sql})
     for when in whens:
         matched = bool(when.args.get("matched"))
@@ -289,7 +294,7 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
                 value = f"`{target_alias}`.`{fld.name}`"
             if value is not None:
                 cases.append(f"WHEN {index} THEN CAST(({value}) AS {fld.dataType.simpleString()})")
-        expr = f"CASE ({clause}) {' '.join(cases)} END" if cases else "NULL"
+        expr = f"CASE ({clause}) {' '.join(cases)} END" if cases else f"CAST(NULL AS {fld.dataType.simpleString()})"
         select.append(f"{expr} AS `{fld.name}`")
     joined = spark.sql(f"SELECT {', '.join(select)} FROM `{source_view}` AS `{source_alias}` "
                        f"LEFT JOIN `{target_view}` AS `{target_alias}` ON {on}")
@@ -298,4 +303,34 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
     # marks the rows of DELETE clauses (it is not part of the table schema)
     rows = joined.filter(F.col("_pyhudi_clause") >= 0) \
         .withColumn(DELETE_FLAG_COLUMN, F.col("_pyhudi_clause").isin(delete_ids)).drop("_pyhudi_clause")
-    write_rows(spark, entry, rows, "upsert")
+    extra = {}
+    if not options.get(C.PAYLOAD_CLASS.key) and options.get(C.PRECOMBINE.key) \
+            and str(options.get(C.TABLE_TYPE.key, "")).upper() != "MERGE_ON_READ":
+        # Hudi's ExpressionPayload is a DefaultHoodieRecordPayload: an update whose ordering value is below the
+        # stored one leaves the stored row (copy-on-write merges here; merge-on-read at read, by the table's payload)
+        extra[C.PAYLOAD_CLASS.key] = DEFAULT_PAYLOAD
+    write_rows(spark, entry, rows, "upsert", extra)
+
+
+def _check_merge(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.Merge, whens: list, target_alias: str,
+                 source_alias: str, source_df: DataFrame, source_view: str, options: dict) -> None:
+    """Hudi's refusals of a MERGE INTO (sqlext/merge_checks.py), in Hudi's order."""
+    from pyhudi.table import HudiTable
+    props = HudiTable.load(entry.location).properties
+
+    def type_of(sql: str):
+        try:
+            return spark.sql(f"SELECT {sql} FROM `{source_view}` AS `{source_alias}`").schema[0].dataType
+        except Exception:  # noqa: BLE001 - not a source-side expression: Spark's own analysis reports it
+            return T.StringType()
+
+    checks = MergeChecks(entry.name, target_alias, source_alias, {f.name: f.dataType for f in entry.data_fields},
+                         source_df.columns, type_of)
+    updates = [eq for when in whens if when.args.get("matched") and isinstance(when.args["then"], exp.Update)
+               for eq in when.args["then"].expressions if isinstance(eq, exp.EQ)]
+    checks.check_updates(props.is_mor, [eq.expression for eq in updates])
+    optimized = str(options.get(C.SQL_OPTIMIZED_WRITES.key, "false")).strip().lower() == "true" \
+        and C.SQL_OPTIMIZED_WRITES.key in settings.session_options(spark)
+    checks.check_condition(stmt.args["on"], props.record_key_fields, props.partition_fields, optimized)
+    if props.record_key_fields:
+        checks.check_ordering_field(props.precombine_field, [(eq.this.name, eq.expression) for eq in updates])

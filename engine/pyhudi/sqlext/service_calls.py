@@ -17,9 +17,10 @@ _COMPACTION_OUT = schema(("timestamp", _S), ("operation_size", _I), ("state", _S
 
 
 @procedure("run_compaction", [Param("op", True), Param("table"), Param("path"), Param("timestamp"),
-                              Param("options")], _COMPACTION_OUT)
+                              Param("options"), Param("instants"), Param("limit")], _COMPACTION_OUT)
 def _run_compaction(spark, args):
-    """Schedule and/or execute merge-on-read compaction (op: schedule, run/execute, scheduleAndExecute)."""
+    """Schedule and/or execute merge-on-read compaction (op: schedule, run/execute, scheduleAndExecute); to run,
+    `instants` (comma-separated) picks pending plans and `limit` caps how many run, oldest first."""
     import pyhudi
     path, settings = target(spark, args)
     op = str(args["op"]).lower()
@@ -27,8 +28,28 @@ def _run_compaction(spark, args):
     if op not in ops:
         raise SqlError(f"run_compaction: op {args['op']!r} is not one of schedule, run, execute, scheduleAndExecute")
     options = {**settings, **options_argument(args.get("options"))}
+    if ops[op] == "execute" and args.get("timestamp") and \
+            str(args["timestamp"]) not in _pending_compactions(path, None, None):
+        raise SqlError(f"specific {args['timestamp']} instants is not exist\nrun_compaction: no compaction plan "
+                       f"{args['timestamp']} is pending on {path}; CALL show_compaction lists them")
+    picked = args.get("instants") or args.get("limit")
+    if ops[op] == "execute" and picked and not args.get("timestamp"):
+        done = []
+        for instant in _pending_compactions(path, args.get("instants"), args.get("limit")):
+            done += pyhudi.compact(spark, path, "execute", instant, options) or []
+        return _compactions(path, set(done))
     instants = pyhudi.compact(spark, path, ops[op], args.get("timestamp"), options) or []
     return _compactions(path, set(instants))
+
+
+def _pending_compactions(path: str, instants, limit) -> list[str]:
+    """Pending compaction plans, oldest first: those named in `instants` (all when None), at most `limit`."""
+    from pyhudi.timeline import COMPACTION
+    _, timeline = table_and_timeline(path)
+    wanted = {t.strip() for t in str(instants).split(",") if t.strip()} if instants else None
+    pending = [i.time for i in timeline.instants if i.action == COMPACTION and not i.is_completed
+               and (wanted is None or i.time in wanted)]
+    return sorted(pending)[:int(limit)] if limit else sorted(pending)
 
 
 @procedure("compact", [Param("table"), Param("path"), Param("op", default="scheduleAndExecute"),

@@ -60,8 +60,8 @@ _FSVIEW_LATEST_OUT = schema(
 
 @procedure("show_fsview_latest", [Param("table", True), Param("max_instant", default=""),
                                   Param("include_max", default=False), Param("include_inflight", default=False),
-                                  Param("exclude_compaction", default=False), Param("partition_path", True),
-                                  Param("merge", default=True)], _FSVIEW_LATEST_OUT)
+                                  Param("exclude_compaction", default=False), Param("limit", default=10),
+                                  Param("partition_path", True), Param("merge", default=True)], _FSVIEW_LATEST_OUT)
 def _show_fsview_latest(spark, args):
     """The latest file slice of each file group in one partition."""
     view = _view(table_path(spark, args), args["max_instant"])
@@ -78,7 +78,23 @@ def _show_fsview_latest(spark, args):
                      s.base_file.path.rsplit("/", 1)[-1] if s.base_file else "", base, len(logs), size,
                      size if scheduled else 0, 0 if scheduled else size, ratio if scheduled else -1.0,
                      -1.0 if scheduled else ratio, names if scheduled else "[]", "[]" if scheduled else names))
-    return rows
+    return rows[:int(args["limit"])]
+
+
+@procedure("delete_marker", [Param("table", True), Param("instant_time", True)],
+           schema(("delete_marker_result", _B)))
+def _delete_marker(spark, args):
+    """Delete the marker folders of instants (comma-separated), as Hudi's delete_marker: markers of a write that
+    failed and will not be rolled back. False if a folder could not be deleted."""
+    from pyhudi.actions.markers import marker_folder
+    from pyhudi.table import HudiTable
+    storage = HudiTable.load(table_path(spark, args)).storage
+    try:
+        for instant in str(args["instant_time"]).split(","):
+            storage.delete_dir(marker_folder(instant.strip()))
+    except OSError:
+        return [(False,)]
+    return [(True,)]
 
 
 _FILE_SIZES_OUT = schema(("commit_time", _S), ("min", _L), ("10th", _D), ("50th", _D), ("avg", _D),

@@ -59,6 +59,23 @@ def _show_commits_metadata(spark, args):
     return rows
 
 
+@procedure("commits_compare", [Param("table", True), Param("path", True)], schema(("compare_detail", _S)))
+def _commits_compare(spark, args):
+    """How far the table's completed commits are ahead of or behind those of the table at `path` (Hudi's
+    commits_compare: the commits one has after the other's latest)."""
+    source, source_timeline = table_and_timeline(table_path(spark, {"table": args["table"]}))
+    _, target_timeline = table_and_timeline(str(args["path"]))
+    source_times = [i.time for i in source_timeline.completed_writes()]
+    target_times = [i.time for i in target_timeline.completed_writes()]
+    source_latest, target_latest = (source_times or ["0"])[-1], (target_times or ["0"])[-1]
+    if target_latest > source_latest:
+        behind = [t for t in target_times if t > source_latest]
+        return [(f"Source {source.name} is behind by {len(behind)} commits. Commits to catch up - "
+                 f"[{', '.join(behind)}]",)]
+    ahead = [t for t in source_times if t > target_latest]
+    return [(f"Source {source.name} is ahead by {len(ahead)} commits. Commits to catch up - [{', '.join(ahead)}]",)]
+
+
 _COMMIT_FILES_OUT = schema(("action", _S), ("partition_path", _S), ("file_id", _S), ("previous_commit", _S),
                             ("total_records_updated", _L), ("total_records_written", _L),
                             ("total_bytes_written", _L), ("total_errors", _L), ("file_size", _L))
