@@ -17,8 +17,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from pyhudi.errors import ConfigError, RecordKeyError
+from pyhudi.errors import ConfigError
 from pyhudi.file_group.bloom_filter import string_offsets_and_data
+from pyhudi.keygen.options import EMPTY_RECORDKEY_PLACEHOLDER as EMPTY_KEY_PART
+from pyhudi.keygen.options import NULL_RECORDKEY_PLACEHOLDER as NULL_KEY_PART
 
 _MASK32 = 0xFFFFFFFF
 BUCKET_COLUMN = "_pyhudi_bucket"
@@ -42,17 +44,20 @@ def _java_split(text: str, sep: str) -> list[str]:
 
 
 def hash_keys(record_key: str, hash_fields: list[str]) -> list[str | None]:
-    """BucketIdentifier.getHashKeys: the values hashed for a record key."""
+    """BucketIdentifier.getHashKeys (Hudi 0.13+, KeyGenUtils.extractRecordKeysByFields): the values hashed for a
+    record key, in the key's order: each ','-separated part split once at ':'; a part without ':' is hashed whole
+    (a value that holds ',' leaves such parts), a 'field:value' part only when field is a hash field. Hand-written
+    for bit-compatibility with Java's bucket ids."""
     if ":" not in record_key:
         return [record_key]
-    pairs = {}
+    values: list[str | None] = []
     for part in _java_split(record_key, ","):
-        pieces = _java_split(part, ":")
-        if len(pieces) < 2 or pieces[0] in pairs:
-            raise RecordKeyError(f"record key {record_key!r} cannot be hashed by the bucket index: Hudi parses keys "
-                                 "containing ':' as 'field:value,...' pairs; use key values without ':' or ','")
-        pairs[pieces[0]] = pieces[1]
-    return [pairs.get(field) for field in hash_fields]
+        pieces = part.split(":", 1)
+        if len(pieces) == 1:
+            values.append(pieces[0])
+        elif not hash_fields or pieces[0] in hash_fields:
+            values.append(None if pieces[1] == NULL_KEY_PART else "" if pieces[1] == EMPTY_KEY_PART else pieces[1])
+    return values
 
 
 def bucket_id(record_key: str, hash_fields: list[str], num_buckets: int) -> int:

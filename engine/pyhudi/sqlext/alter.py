@@ -70,7 +70,65 @@ def _partitions(entry: catalog.CatalogEntry) -> list[tuple[str, dict[str, str]]]
         if props.url_encode or props.hive_style:
             values = {k: unescape_path_name(v) for k, v in values.items()}
         out.append((path, values))
+    known = {path for path, _ in out}
+    out += [(path, values) for path, values in _added_partitions(table, fields) if path not in known]
+    return sorted(out)
+
+
+def _added_partitions(table, fields: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """Partitions ALTER TABLE ADD PARTITION made: folders `fields` deep that hold nothing but their
+    .hoodie_partition_metadata (hive-style tables only: positional folders cannot be told from others)."""
+    from pyhudi.file_group.naming import PARTITION_METAFILE
+    if not fields or not table.properties.hive_style:
+        return []
+    storage, level = table.storage, [""]
+    for field in fields:
+        prefix = f"{field}="
+        level = [f"{parent}/{name}".lstrip("/") for parent in level for name in storage.list_dirs(parent)
+                 if name.startswith(prefix)]
+    out = []
+    for path in level:
+        if [f.base_name for f in storage.list_files(path)] == [PARTITION_METAFILE] and not storage.list_dirs(path):
+            out.append((path, {k: unescape_path_name(v) for k, v in (p.split("=", 1) for p in path.split("/"))}))
     return out
+
+
+def add_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: exp.Expression) -> None:
+    """ALTER TABLE t ADD [IF NOT EXISTS] PARTITION (...): the partition folder with its .hoodie_partition_metadata
+    (commitTime 00000000000000), as Hudi's AlterHoodieTableAddPartitionCommand; no instant."""
+    from pyhudi.table import write_partition_metadata
+    from pyhudi.file_group.naming import PARTITION_METAFILE
+    table = _table(entry)
+    fields = table.properties.partition_fields
+    if not fields:
+        raise SqlError(f"{entry.name} is a non-partitioned table that is not allowed to add partition")
+    if not table.properties.hive_style:
+        raise SqlError(f"ALTER TABLE {entry.name} ADD PARTITION: pyhudi adds partitions to hive-style tables only "
+                       "(hoodie.datasource.write.hive_style_partitioning=true, the SQL default); write a row instead")
+    spec = {k.lower(): v for k, v in spec_values(action.this).items()}
+    missing = [f for f in fields if f.lower() not in spec]
+    if missing or len(spec) != len(fields):
+        raise SqlError(f"ALTER TABLE {entry.name} ADD PARTITION: give every partition column ({', '.join(fields)}) "
+                       "a value")
+    path = "/".join(f"{f}={escape_path_name(spec[f.lower()] or '')}" for f in fields)
+    if table.storage.exists(f"{path}/{PARTITION_METAFILE}"):
+        if action.args.get("exists"):
+            return
+        raise SqlError(f"Partition metadata already exists for path: {table.storage.full(path)}\nALTER TABLE "
+                       f"{entry.name}: use ADD IF NOT EXISTS PARTITION")
+    write_partition_metadata(table.storage, path, "00000000000000")
+
+
+def _remove_added(entry: catalog.CatalogEntry, paths: list[str]) -> list[str]:
+    """Delete the folders of added partitions among `paths` (nothing but their metadata file); the others."""
+    from pyhudi.file_group.naming import PARTITION_METAFILE
+    table = _table(entry)
+    added = {path for path, _ in _added_partitions(table, table.properties.partition_fields)}
+    for path in paths:
+        if path in added:
+            table.storage.delete_file(f"{path}/{PARTITION_METAFILE}")
+            table.storage.delete_empty_dirs(path)
+    return [p for p in paths if p not in added]
 
 
 def matching_partitions(entry: catalog.CatalogEntry, spec: dict[str, str | None], statement: str) -> list[str]:
@@ -114,6 +172,7 @@ def drop_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: ex
             raise SqlError(f"ALTER TABLE {entry.name} DROP PARTITION ({_spec_text(spec)}): no such partition "
                            f"(partitions: {shown or 'none'}); check the value, or use DROP IF EXISTS PARTITION")
         paths.extend(p for p in found if p not in paths)
+    paths = _remove_added(entry, paths)
     if paths:
         _delete_partitions(spark, entry, paths)
 
@@ -212,15 +271,21 @@ def dispatch(spark: SparkSession, resolver, text: str, tree: exp.Expression) -> 
             return describe.describe(spark, entry, extended=style in ("EXTENDED", "FORMATTED"))
     elif isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
         actions = tree.args.get("actions") or []
-        if len(actions) != 1 or not isinstance(actions[0], (exp.DropPartition, exp.AlterSet, exp.AlterColumn)):
+        if len(actions) != 1 or not isinstance(actions[0], (exp.DropPartition, exp.AddPartition, exp.AlterSet,
+                                                             exp.AlterColumn)):
             return None
         entry = resolver.hudi_entry(tree.this)
         if entry is None:
             return None
         if isinstance(actions[0], exp.AlterColumn):
-            return _column_comment(spark, text, actions[0])
+            return _column_comment(spark, entry, actions[0])
         if isinstance(actions[0], exp.DropPartition):
             drop_partitions(spark, entry, actions[0])
+            return _empty(spark)
+        if isinstance(actions[0], exp.AddPartition):
+            if actions[0].args.get("location"):
+                raise SqlError("Hoodie table does not support specify partition location explicitly")
+            add_partitions(spark, entry, actions[0])
             return _empty(spark)
         props = [p for node in actions[0].expressions if isinstance(node, exp.Properties) for p in node.expressions]
         if not props or not all(type(p) is exp.Property or isinstance(p, exp.SchemaCommentProperty) for p in props):
@@ -239,13 +304,28 @@ def _property(node: exp.Expression) -> tuple[str, str]:
     return _key(node.this), _key(node.args["value"])
 
 
-def _column_comment(spark: SparkSession, text: str, action: exp.AlterColumn) -> DataFrame | None:
-    """ALTER TABLE t ALTER COLUMN c COMMENT '...': a catalog-only change (Hudi's schema has no column docs),
-    which Spark applies; any other column change is left to the router (which refuses it for Hudi tables)."""
-    if action.args.get("comment") is None or any(action.args.get(k) for k in action.args if k not in
-                                                 ("this", "comment")):
+def _column_comment(spark: SparkSession, entry: catalog.CatalogEntry, action: exp.AlterColumn) -> DataFrame | None:
+    """ALTER TABLE t ALTER COLUMN c COMMENT '...' or CHANGE COLUMN c c <its type> COMMENT '...': a catalog-only
+    change (Hudi's schema has no column docs). CHANGE COLUMN to another type raises Hudi's (and Spark's) message;
+    any other column change is left to the router (which refuses it for Hudi tables)."""
+    comment = action.args.get("comment")
+    field = next((f for f in entry.data_fields if f.name.lower() == action.this.name.lower()), None)
+    rename = action.args.get("rename_to")
+    if field is None or field.name in entry.partition_columns or (rename and rename.name.lower() != field.name.lower()) \
+            or any(action.args.get(k) for k in action.args if k not in ("this", "comment", "rename_to", "dtype")):
         return None
-    return spark.sql(text)
+    dtype = action.args.get("dtype")
+    if dtype is not None:
+        new_type = T._parse_datatype_string(dtype.sql("spark"))
+        if new_type != field.dataType:
+            raise SqlError(f"ALTER TABLE CHANGE COLUMN is not supported for changing column '{field.name}' with type "
+                           f"'{type(field.dataType).__name__}' to '{field.name}' with type "
+                           f"'{type(new_type).__name__}'\nALTER TABLE {entry.name}: to retype a column, recreate "
+                           "the table with CREATE OR REPLACE TABLE ... AS SELECT")
+    if not isinstance(comment, exp.Literal):
+        return None
+    catalog.set_column_comment(spark, entry, field.name, comment.name)
+    return _empty(spark)
 
 
 def _named_table(resolver, rest: str):

@@ -237,12 +237,12 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
     source_df = spark.sql(source_sql)
     source_cols = {c.lower(): c for c in source_df.columns}
     source_view = resolver.view(source_df)
-    on = rewrite(resolver, stmt.args["on"]).sql("spark")
     fields = entry.data_fields
 
     whens = stmt.args["whens"].expressions
     options = table_write_options(spark, entry)
-    _check_merge(spark, entry, stmt, whens, target_alias, source_alias, source_df, source_view, options)
+    by_key = _check_merge(spark, entry, stmt, whens, target_alias, source_alias, source_df, source_view, options)
+    on = rewrite(resolver, by_key if by_key is not None else stmt.args["on"]).sql("spark")
     branches = []   # (condition sql, action, {column lower: sql})
     for when in whens:
         matched = bool(when.args.get("matched"))
@@ -313,8 +313,9 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
 
 
 def _check_merge(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.Merge, whens: list, target_alias: str,
-                 source_alias: str, source_df: DataFrame, source_view: str, options: dict) -> None:
-    """Hudi's refusals of a MERGE INTO (sqlext/merge_checks.py), in Hudi's order."""
+                 source_alias: str, source_df: DataFrame, source_view: str, options: dict):
+    """Hudi's refusals of a MERGE INTO (sqlext/merge_checks.py), in Hudi's order; returns the record-key join
+    (_key_condition)."""
     from pyhudi.table import HudiTable
     props = HudiTable.load(entry.location).properties
 
@@ -331,6 +332,28 @@ def _check_merge(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.Mer
     checks.check_updates(props.is_mor, [eq.expression for eq in updates])
     optimized = str(options.get(C.SQL_OPTIMIZED_WRITES.key, "false")).strip().lower() == "true" \
         and C.SQL_OPTIMIZED_WRITES.key in settings.session_options(spark)
-    checks.check_condition(stmt.args["on"], props.record_key_fields, props.partition_fields, optimized)
+    keyed = checks.check_condition(stmt.args["on"], props.record_key_fields, props.partition_fields, optimized)
     if props.record_key_fields:
         checks.check_ordering_field(props.precombine_field, [(eq.this.name, eq.expression) for eq in updates])
+    return _key_condition(props, keyed, target_alias, source_alias, source_df.columns)
+
+
+def _key_condition(props, keyed: dict, target_alias: str, source_alias: str, source_columns: list[str]):
+    """Hudi merges a MERGE INTO of a primary-key table by record key, not by the ON condition: a source row
+    matches the stored record of the key it gives (the ON's expression for a key or partition column, else the
+    source column of that name); other ON terms do not decide. None when a key column has no source value (the
+    ON condition is used as written)."""
+    if not props.record_key_fields:
+        return None
+    by_lower = {c.lower(): c for c in source_columns}
+    terms = []
+    for field in props.record_key_fields + props.partition_fields:
+        value = keyed.get(field.lower())
+        if value is None and field.lower() in by_lower:
+            value = exp.column(by_lower[field.lower()], table=source_alias, quoted=True)
+        if value is None:
+            if field in props.partition_fields:
+                continue
+            return None
+        terms.append(exp.EQ(this=exp.column(field, table=target_alias, quoted=True), expression=value.copy()))
+    return exp.and_(*terms) if terms else None

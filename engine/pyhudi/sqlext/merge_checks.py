@@ -81,7 +81,8 @@ class MergeChecks:
                                "takes an update)")
 
     def check_condition(self, on: exp.Expression, key_fields: list[str], partition_fields: list[str],
-                        optimized_writes: bool) -> None:
+                        optimized_writes: bool) -> dict[str, exp.Expression]:
+        """Checks the ON condition; returns the source expression each key or partition column is matched to."""
         conjuncts = list(on.flatten()) if isinstance(on, exp.And) else [on]
         if key_fields and not all(isinstance(c, exp.EQ) for c in conjuncts):
             raise SqlError(f"Currently only equality predicates are supported in MERGE INTO statement on primary key "
@@ -121,6 +122,7 @@ class MergeChecks:
                                f"and partition path column. Found `{self.target_alias}.{column.name} = "
                                f"{self._spark_sql(other)}`\nMERGE INTO {self.table}: compute the key in the source "
                                "query (SELECT ... AS id) and match on it")
+        return {name: other for name, (_, other) in matched.items()}
 
     def check_ordering_field(self, precombine: str | None, updates: list[tuple[str, exp.Expression]]) -> None:
         """The source must give the ordering field: a column of that name, or an UPDATE assignment of it from a

@@ -121,33 +121,11 @@ def _dispatch(spark: SparkSession, resolver: Resolver, statement: Statement, tre
     return spark.sql(statement.text)
 
 
-def _comment_only(entry, action: exp.AlterColumn) -> bool:
-    """ALTER COLUMN c COMMENT '...' or CHANGE COLUMN c c <same type> COMMENT '...' on a data column; a CHANGE
-    COLUMN to another type raises Hudi's (and Spark's) message."""
-    field = next((f for f in entry.data_fields if f.name.lower() == action.this.name.lower()), None)
-    rename = action.args.get("rename_to")
-    if field is None or field.name in entry.partition_columns or (rename and rename.name.lower() != field.name.lower()):
-        return False
-    dtype = action.args.get("dtype")
-    if dtype is not None:
-        from pyspark.sql.types import _parse_datatype_string
-        new_type = _parse_datatype_string(dtype.sql("spark"))
-        if new_type != field.dataType:
-            raise SqlError(f"ALTER TABLE CHANGE COLUMN is not supported for changing column '{field.name}' with type "
-                           f"'{type(field.dataType).__name__}' to '{field.name}' with "
-                           f"type '{type(new_type).__name__}'\nALTER TABLE {entry.name}: to retype a column, "
-                           "recreate the table with CREATE OR REPLACE TABLE ... AS SELECT")
-    return isinstance(action.args.get("comment"), exp.Literal)
-
-
 def _alter(spark: SparkSession, statement: Statement, tree: exp.Alter, entry) -> DataFrame:
     from pyhudi.sqlext import catalog
     actions = tree.args.get("actions") or []
     if len(actions) == 1 and isinstance(actions[0], exp.Schema):   # ADD COLUMNS
         ddl.add_columns(spark, entry, [d for d in actions[0].expressions if isinstance(d, exp.ColumnDef)])
-        return _empty(spark)
-    if len(actions) == 1 and isinstance(actions[0], exp.AlterColumn) and _comment_only(entry, actions[0]):
-        catalog.set_column_comment(spark, entry, actions[0].this.name, actions[0].args["comment"].name)
         return _empty(spark)
     changes_schema = [a for a in actions if isinstance(a, (exp.RenameColumn, exp.AlterColumn))
                       or type(a).__name__ == "ReplaceColumns"
