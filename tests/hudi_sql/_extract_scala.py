@@ -79,11 +79,27 @@ class Unresolved(Exception):
     pass
 
 
+ROW_CELL_RE = re.compile(r"(\w+)(?:\.apply)?\((\d+)\)\.getString\((\d+)\)")
+LATEST_INSTANT_RE = re.compile(r"(\w+)\s*\.(?:getActiveTimeline|reloadActiveTimeline\(\))\s*\.getAllCommitsTimeline"
+                               r"\s*\.lastInstant\(\)\s*\.get\(\)\s*\.getTimestamp\b")
+
+
+def row_cell(expr, env):
+    """`rows.apply(i).getString(j)` / `rows(i).getString(j)` of rows a step captured -> '{rows[i][j]}'."""
+    m = ROW_CELL_RE.fullmatch(expr.strip())
+    if m and "__rows__" + m.group(1) in env:
+        return "{%s[%s][%s]}" % m.groups()
+    return None
+
+
 def interpolate(s, env):
     def repl(m):
         name = m.group(1) or m.group(2)
         if name in env:
             return env[name]
+        cell = row_cell(name, env)
+        if cell is not None:
+            return cell
         raise Unresolved(f"interpolates `{name}`, a Scala value (run-time result, helper or unsupported binding)")
     return re.sub(r"\$\{([^}]+)\}|\$(\w+)", repl, s)
 
@@ -298,6 +314,29 @@ def walk(body, lo, hi, env, ctx):
                 elif parse_string(body, j) is not None:
                     v, pos = literal_arg(body, j, env)
                     env[name] = v
+                elif body.startswith("createMetaClient(", j):   # a meta client of a path: its timeline is read
+                    close_mc = matching(body, j + len("createMetaClient"))
+                    args = body[j + len("createMetaClient") + 1:close_mc]
+                    try:
+                        env["__mc__" + name], _ = literal_arg(args + " ", args.index(",") + 1, env)
+                    except (Unresolved, ValueError):
+                        pass    # a path that is not a literal: the meta client stays unknown
+                    pos = close_mc + 1
+                elif LATEST_INSTANT_RE.match(body, j) and "__mc__" + LATEST_INSTANT_RE.match(body, j).group(1) in env:
+                    latest = LATEST_INSTANT_RE.match(body, j)
+                    steps.append({"capture": name, "latest_instant": env["__mc__" + latest.group(1)]})
+                    env[name] = "{%s}" % name
+                    pos = latest.end()
+                elif re.compile(r"spark\.sql\(").match(body, j) and re.compile(r"\s*\.collect\(\)").match(
+                        body, matching(body, j + len("spark.sql")) + 1):   # rows later steps read
+                    tail = re.compile(r"\s*\.collect\(\)").match(body, matching(body, j + len("spark.sql")) + 1)
+                    sql, _ = literal_arg(body, j + len("spark.sql("), env)
+                    steps.append({"sql": sql, "capture_rows": name})
+                    env["__rows__" + name] = True
+                    pos = tail.end()
+                elif row_cell(body[j:body.index("\n", j)], env) is not None:
+                    env[name] = row_cell(body[j:body.index("\n", j)], env)
+                    pos = body.index("\n", j)
                 continue
             if m.group("loop") is not None:
                 block_open = m.end() - 1
@@ -504,7 +543,7 @@ def add_session(scenarios):
     for scen in scenarios:
         scen["session"] = [f"SET {k} = {v}" for k, v in leaked.items()]
         for step in scen["steps"]:
-            if step.get("scoped") or "error" in step:
+            if step.get("scoped") or "error" in step or "sql" not in step:
                 continue
             m = SET_STEP_RE.match(step["sql"])
             if m:

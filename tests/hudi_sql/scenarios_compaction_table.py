@@ -37,7 +37,7 @@ SCENARIOS = [
                {'sql': 'schedule compaction  on {table}'},
                {'sql': 'update {table} set price = 12 where id = 2'},
                {'sql': 'schedule compaction  on {table}'},
-               {'sql': 'show compaction on {table} limit 10'},
+               {'sql': 'show compaction on {table} limit 10', 'capture_rows': 'compactionRows'},
                {'sql': 'select id, name, price, ts from {table} order by id',
                 'rows': [(1, 'a1', 11.0, 1000), (2, 'a2', 12.0, 1000), (3, 'a3', 10.0, 1000), (4, 'a4', 10.0, 1000)]},
                {'sql': 'show compaction on {table}'},

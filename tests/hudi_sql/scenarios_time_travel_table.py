@@ -27,9 +27,12 @@ SCENARIOS = [
                        ' )\n'
                        " location '{path}/{table}'"},
                {'sql': "insert into {table} values(1, 'a1', 10, 1000)"},
+               {'capture': 'instant1', 'latest_instant': '{path}/{table}'},
                {'sql': "insert into {table} values(1, 'a2', 20, 2000)"},
-               {'sql': 'select id, name, price, ts from {table}', 'rows': [(1, 'a2', 20.0, 2000)]}],
-     'untranslated': ['interpolates `instant1`, a Scala value (run-time result, helper or unsupported binding)'],
+               {'sql': 'select id, name, price, ts from {table}', 'rows': [(1, 'a2', 20.0, 2000)]},
+               {'sql': "select id, name, price, ts from {table} TIMESTAMP AS OF '{instant1}'",
+                'rows': [(1, 'a1', 10.0, 1000)]}],
+     'untranslated': [],
      'notes': ['meta client inspection']},
     {'id': 'timetraveltable_test_insert_into_records_with_time_travel_to_new_table',
      'scala': 'TestTimeTravelTable: Test Insert Into Records with time travel To new Table',
@@ -48,6 +51,7 @@ SCENARIOS = [
                        ' )\n'
                        " location '{path}/{table}'"},
                {'sql': "insert into {table} values(1, 'a1', 10, 1000)"},
+               {'capture': 'instant1', 'latest_instant': '{path}/{table}'},
                {'sql': 'create table {table2} (\n'
                        '  id int,\n'
                        '  name string,\n'
@@ -58,10 +62,16 @@ SCENARIOS = [
                        " tblproperties (primaryKey = 'id')\n"
                        ' partitioned by (dt)\n'
                        " location '{path}/{table2}'"},
+               {'sql': 'insert into {table2}\n'
+                       " select id, name, price, ts, '2022-02-14' as dt\n"
+                       " from {table} TIMESTAMP AS OF '{instant1}'"},
                {'sql': 'select id, name, price, ts, dt from {table2}', 'rows': [(1, 'a1', 10.0, 1000, '2022-02-14')]},
+               {'sql': "insert into {table2} partition(dt = '2022-02-15')\n"
+                       " select 2 as id, 'a2' as name, price, ts\n"
+                       " from {table} TIMESTAMP AS OF '{instant1}'"},
                {'sql': 'select id, name, price, ts, dt from {table2}',
                 'rows': [(1, 'a1', 10.0, 1000, '2022-02-14'), (2, 'a2', 10.0, 1000, '2022-02-15')]}],
-     'untranslated': ['interpolates `instant1`, a Scala value (run-time result, helper or unsupported binding)'],
+     'untranslated': [],
      'notes': ['meta client inspection']},
     {'id': 'timetraveltable_test_two_table_s_union_join_with_time_travel',
      'scala': "TestTimeTravelTable: Test Two Table's Union Join with time travel",
@@ -97,10 +107,14 @@ SCENARIOS = [
                        ' )\n'
                        " location '{path}/{table}'"},
                {'sql': "insert into {table} values(1, 'a1', 10, 1000)"},
+               {'capture': 'instant1', 'latest_instant': '{path}/{table}'},
                {'sql': "insert into {table} values(1, 'a2', 20, 2000)"},
                {'sql': 'select id, name, price, ts from {table} distribute by cast(rand() * 2 as int)',
-                'rows': [(1, 'a2', 20.0, 2000)]}],
-     'untranslated': ['interpolates `instant1`, a Scala value (run-time result, helper or unsupported binding)'],
+                'rows': [(1, 'a2', 20.0, 2000)]},
+               {'sql': "select id, name, price, ts from {table} TIMESTAMP AS OF '{instant1}' distribute by cast(rand() "
+                       '* 2 as int)',
+                'rows': [(1, 'a1', 10.0, 1000)]}],
+     'untranslated': [],
      'notes': ['meta client inspection']},
     {'id': 'timetraveltable_test_time_travel_with_schema_evolution',
      'scala': 'TestTimeTravelTable: Test Time Travel With Schema Evolution',
@@ -119,13 +133,15 @@ SCENARIOS = [
                        ' )\n'
                        " location '{path}/{table}'"},
                {'sql': "insert into {table} values(1, 'a1', 10, 1000)"},
+               {'capture': 'instant1', 'latest_instant': '{path}/{table}'},
                {'sql': 'alter table {table} add columns (company string)'},
                {'sql': "insert into {table} values(2, 'a2', 11, 1100, 'hudi')"},
+               {'capture': 'instant2', 'latest_instant': '{path}/{table}'},
                {'sql': 'alter table {table} drop column price'},
+               {'sql': 'select * from {table} timestamp as of {instant1} order by id'},
+               {'sql': 'select * from {table} timestamp as of {instant2} order by id'},
                {'sql': 'select * from {table} order by id'}],
-     'untranslated': ['interpolates `instant1`, a Scala value (run-time result, helper or unsupported binding)',
-                      'interpolates `instant2`, a Scala value (run-time result, helper or unsupported binding)',
-                      'non-literal argument: result1)(Seq(1, "a1", 10.0, 1000))',
+     'untranslated': ['non-literal argument: result1)(Seq(1, "a1", 10.0, 1000))',
                       'non-literal argument: result2)(',
                       'non-literal argument: result3)('],
      'notes': ['meta client inspection']},

@@ -120,6 +120,13 @@ SET_RE = re.compile(r"^\s*set\s+([\w.]+)\s*=", re.I)
 RESET_RE = re.compile(r"^\s*reset\s+([\w.]+)", re.I)
 
 
+def _latest_instant(path: str) -> str:
+    """The time of the latest instant on the table's active timeline, any action or state (Hudi's
+    getActiveTimeline.getAllCommitsTimeline.lastInstant)."""
+    from pyhudi.table import HudiTable
+    return max(i.time for i in HudiTable.load(path).timeline().instants)
+
+
 def _location(spark, table: str):
     try:
         for row in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect():
@@ -155,12 +162,15 @@ def test_hudi_sql_scenario(spark, tmp_path, scenario, table_type):
     for i in range(1, 31):
         names["table" if i == 1 else f"table{i}"] = f"h{i}_{tag}"
     set_keys: list[str] = []
-    tables_used = [k for k in names if k.startswith("table") and any("{" + k + "}" in s["sql"]
+    tables_used = [k for k in names if k.startswith("table") and any("{" + k + "}" in s.get("sql", "")
                                                                        for s in scenario["steps"])]
     session = [{"sql": sql} for sql in scenario.get("session", [])]
     left = {m.group(1).lower(): m.string for m in (SET_RE.match(step["sql"]) for step in session) if m}
     try:
         for n, step in enumerate(session + scenario["steps"]):
+            if "capture" in step:   # a value the Scala test read at run time (the latest instant of a table)
+                names[step["capture"]] = _latest_instant(_render(step["latest_instant"], names))
+                continue
             sql = _render(step["sql"], names)
             reset = RESET_RE.match(sql)
             if step.get("scoped") and reset and reset.group(1).lower() in left:
@@ -183,6 +193,10 @@ def test_hudi_sql_scenario(spark, tmp_path, scenario, table_type):
                     continue
                 pytest.fail(f"{where}\nexpected an error: {step['error']!r}")
             df = pyhudi.sql(spark, sql)
+            if "capture_rows" in step:   # rows later steps interpolate as {name[i][j]}
+                for i, row in enumerate(df.collect()):
+                    for j, value in enumerate(row):
+                        names[f"{step['capture_rows']}[{i}][{j}]"] = str(value)
             if "rows" in step:
                 got = _sorted(df.collect())
                 expected = _sorted(tuple(_render(v, names) if isinstance(v, str) else v for v in r)
