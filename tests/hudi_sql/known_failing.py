@@ -7,9 +7,6 @@ CI_SLICE: the scenarios the default run executes (fast ones, every Scala class, 
 PYHUDI_LONG_TESTS=1 runs every scenario.
 HUDI_RS_EXEMPT: scenario id -> why hudi-rs is not asked to read its final table."""
 
-_KEYLESS_DML = ("DELETE / UPDATE / MERGE INTO on a table without primaryKey: Hudi writes them as prepped writes keyed "
-                "by the rows' own _hoodie_record_key; pyhudi refuses them (ConfigError: the table has no record key)")
-
 KNOWN_FAILING: dict[str, str] = {
     # TestInsertTable
     "inserttable_test_firstvalueavropayload_test":
@@ -18,11 +15,6 @@ KNOWN_FAILING: dict[str, str] = {
         "a nested field as primaryKey / preCombineField (nestedcol.a1) is refused at CREATE TABLE",
     "inserttable_test_insert_overwrite_into_consistent_bucket_index_table":
         "hoodie.index.bucket.engine=CONSISTENT_HASHING is not supported (ConfigError)",
-    # TestDeleteTable
-    "deletetable_test_delete_table_without_primary_key": _KEYLESS_DML,
-    # TestMergeIntoTableWithNonRecordKeyField
-    "mergeintotablewithnonrecordkeyfield_test_pkless_complex_merge_cond": _KEYLESS_DML,
-    "mergeintotablewithnonrecordkeyfield_test_mergeinto_basic_pkless": _KEYLESS_DML,
 }
 
 CI_SLICE: set[str] = {

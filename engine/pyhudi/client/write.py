@@ -147,8 +147,10 @@ class WriteClient:
         if exists and mode == "ignore":
             return WriteResult(HudiTable.load(self.path).timeline().latest_time() or "", operation, [])
 
-        incoming = drop_meta_columns(df)
         table = HudiTable.load(self.path) if exists and mode != "overwrite" else None
+        # a table without a record key: an upsert or delete of stored rows is keyed by their own meta columns
+        prepped = table is not None and not table.properties.record_key_fields and operation in ("upsert", "delete")
+        incoming = drop_meta_columns(df, keep_keys=prepped)
         if table is not None:
             config = C.HoodieConfig({**table.properties.write_options(),
                                      **check_identity(table, self.path, self.options)})

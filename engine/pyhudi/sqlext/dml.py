@@ -15,6 +15,8 @@ from pyhudi import config as C
 from pyhudi.actions.metadata import SQL_WRITES_PREPPED_KEY
 from pyhudi.errors import SqlError
 from pyhudi.file_group.base_file import META_COLUMNS
+from pyhudi.schema.meta_fields import PARTITION_PATH as META_PARTITION
+from pyhudi.schema.meta_fields import RECORD_KEY as META_KEY
 from pyhudi.merge.payloads import DEFAULT_PAYLOAD
 from pyhudi.sqlext import catalog, commits, settings
 from pyhudi.sqlext import overwrite as overwrite_rules
@@ -191,6 +193,8 @@ def update(spark: SparkSession, resolver: Resolver, stmt: exp.Update, entry: cat
         text = f"CAST(({rewrite(resolver, value).sql('spark')}) AS {fld.dataType.simpleString()})" \
             if value is not None else f"`{fld.name}`"
         select.append(f"{text} AS `{fld.name}`")
+    if not _has_record_key(entry):   # Hudi's prepped write: a key-less table's rows keep their own keys
+        select += [f"`{META_KEY}`", f"`{META_PARTITION}`"]
     where = stmt.args.get("where")
     sql = f"SELECT {', '.join(select)} FROM {_target(resolver, entry, stmt.this)}"
     if where is not None:
@@ -204,6 +208,11 @@ def delete(spark: SparkSession, resolver: Resolver, stmt: exp.Delete, entry: cat
     if where is not None:
         sql += f" WHERE {rewrite(resolver, where.this).sql('spark')}"
     write_rows(spark, entry, spark.sql(sql), "delete", prepped=True)
+
+
+def _has_record_key(entry: catalog.CatalogEntry) -> bool:
+    from pyhudi.table import HudiTable
+    return bool(HudiTable.load(entry.location).properties.record_key_fields)
 
 
 def _key_fields(entry: catalog.CatalogEntry) -> list[str]:
@@ -296,6 +305,9 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
                 cases.append(f"WHEN {index} THEN CAST(({value}) AS {fld.dataType.simpleString()})")
         expr = f"CASE ({clause}) {' '.join(cases)} END" if cases else f"CAST(NULL AS {fld.dataType.simpleString()})"
         select.append(f"{expr} AS `{fld.name}`")
+    if not _has_record_key(entry):   # matched rows keep their stored key (Hudi's prepped MERGE of key-less tables)
+        select += [f"`{target_alias}`.`{META_KEY}` AS `{META_KEY}`",
+                   f"`{target_alias}`.`{META_PARTITION}` AS `{META_PARTITION}`"]
     joined = spark.sql(f"SELECT {', '.join(select)} FROM `{source_view}` AS `{source_alias}` "
                        f"LEFT JOIN `{target_view}` AS `{target_alias}` ON {on}")
     delete_ids = [i for i, (_, action, _) in enumerate(branches) if action == "delete"]

@@ -19,6 +19,8 @@ from pyhudi.index import check_table_index, index_spec
 from pyhudi.index import table_properties as index_table_properties
 from pyhudi.merge import SUPPORTED_PAYLOADS
 from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_table_avro, storage_schema
+from pyhudi.schema.meta_fields import PARTITION_PATH as PARTITION_PATH_META
+from pyhudi.schema.meta_fields import RECORD_KEY as RECORD_KEY_META
 from pyhudi.table import COPY_ON_WRITE, HudiTable
 from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import DELETE_COLUMN
@@ -66,7 +68,11 @@ def target_schema(incoming: DataFrame, table: HudiTable | None, table_name: str,
 
 
 def data_columns(incoming: DataFrame, operation: str, table_name: str) -> DataFrame:
-    """The batch's data columns: the upsert's DELETE_FLAG_COLUMN (a boolean) is not one of them."""
+    """The batch's data columns: the upsert's DELETE_FLAG_COLUMN (a boolean) and the PREPPED_* key columns are
+    not among them."""
+    prepped = [c for c in (PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN) if c in incoming.columns]
+    if prepped:
+        incoming = incoming.drop(*prepped)
     if DELETE_FLAG_COLUMN not in incoming.columns:
         return incoming
     if operation != "upsert":
@@ -96,7 +102,8 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
         raise ConfigError(f"option {C.TABLE_NAME.key} is required to create a table; pass e.g. "
                           f"{{'{C.TABLE_NAME.key}': 'trips'}}")
     resolved = {"table_name": name}
-    if not wc.record_key_field and wc.operation not in AUTO_KEY_OPERATIONS:
+    if not wc.record_key_field and wc.operation not in AUTO_KEY_OPERATIONS \
+            and PREPPED_KEY_COLUMN not in incoming.columns:
         raise ConfigError(f"table {name} has no record key, so {C.OPERATION.key}={wc.operation} cannot find the "
                           f"records to change; set {C.RECORD_KEY.key} (SQL: primaryKey) to the column(s) that "
                           f"identify a record, or use one of {', '.join(AUTO_KEY_OPERATIONS)}")
@@ -171,8 +178,21 @@ def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     return props
 
 
-def drop_meta_columns(df: DataFrame) -> DataFrame:
+# A write to a table without a record key that changes stored records (an SQL UPDATE, DELETE or MERGE): each row
+# carries its stored _hoodie_record_key / _hoodie_partition_path (null for a new row), renamed to these staging
+# columns, and is keyed by them (Hudi's prepped writes of key-less tables).
+PREPPED_KEY_COLUMN = "_pyhudi_prepped_key"
+PREPPED_PARTITION_COLUMN = "_pyhudi_prepped_partition"
+
+
+def drop_meta_columns(df: DataFrame, keep_keys: bool = False) -> DataFrame:
+    """The batch without Hudi's meta columns; `keep_keys`: the stored key and partition path stay as the staging
+    PREPPED_* columns."""
     present = [c for c in df.columns if c in META_COLUMNS]
+    if keep_keys and RECORD_KEY_META in present and PARTITION_PATH_META in present:
+        df = df.withColumnRenamed(RECORD_KEY_META, PREPPED_KEY_COLUMN) \
+            .withColumnRenamed(PARTITION_PATH_META, PREPPED_PARTITION_COLUMN)
+        present = [c for c in present if c not in (RECORD_KEY_META, PARTITION_PATH_META)]
     return df.drop(*present) if present else df
 
 

@@ -4,27 +4,23 @@ about existing file groups, and Hudi's auto-generated record keys."""
 from __future__ import annotations
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 from pyhudi import config as C
 from pyhudi.file_group.naming import new_file_id
-from pyhudi.keygen import auto_record_keys
 from pyhudi.timeline import Timeline
 from pyhudi.writer.file_writer import RECORD_KEY, GroupState
 
 
 def with_auto_keys(keyed: DataFrame, instant_time: str) -> DataFrame:
-    """Hudi's auto-generated record keys `<instant>_<sparkPartitionId>_<rowId>` for a table without a record key."""
-    schema = keyed.schema
-
-    def assign(batches):
-        from pyspark import TaskContext
-        partition_id, first_row = TaskContext.get().partitionId(), 0
-        for batch in batches:
-            keys = auto_record_keys(instant_time, partition_id, first_row, batch.num_rows)
-            first_row += batch.num_rows
-            yield batch.set_column(batch.schema.get_field_index(RECORD_KEY), RECORD_KEY, keys)
-
-    return keyed.mapInArrow(assign, schema)
+    """Hudi's auto-generated record keys `<instant>_<sparkPartitionId>_<rowId>` for a table without a record key
+    (rows that already carry a key, a prepped write's stored rows, keep it). Spark expressions, evaluated where the
+    batch's partitions are: a Python task's TaskContext.partitionId() is the task's, which a downstream coalesce
+    shares between several partitions (their keys then repeated)."""
+    partition = F.spark_partition_id().cast("bigint")
+    row = F.monotonically_increasing_id() - F.shiftleft(partition, 33)   # the row number within its partition
+    auto = F.concat(F.lit(f"{instant_time}_"), partition.cast("string"), F.lit("_"), row.cast("string"))
+    return keyed.withColumn(RECORD_KEY, F.when(F.col(RECORD_KEY) == "", auto).otherwise(F.col(RECORD_KEY)))
 
 
 def average_record_size(timeline: Timeline, wc: C.WriteConfig) -> int:

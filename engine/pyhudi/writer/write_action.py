@@ -33,6 +33,7 @@ from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
                                       RECORD_KEY, WriteContext, write_file_group)
 from pyhudi.writer.bulk_insert import lay_out, write_bulk_files
+from pyhudi.writer.options import PREPPED_KEY_COLUMN
 from pyhudi.writer.batch import dedup_batch, flag_deletes, keyed_batch, prepared_batch
 from pyhudi.writer.planning import (average_record_size, group_states, inserts_to_logs, plan_insert_buckets,
                                     with_auto_keys)
@@ -215,8 +216,14 @@ class WriteAction:
         base files (BLOOM, SIMPLE) for upserts and deletes, and the replace operations."""
         if self.operation in REPLACE_OPERATIONS:
             return True
-        lookup = self.operation in ("upsert", "delete") and self.keygen.record_key_fields
+        lookup = self.operation in ("upsert", "delete") and self._has_keys
         return bool(lookup) and not self.index.is_bucket and not self.index.is_global
+
+    @property
+    def _has_keys(self) -> bool:
+        """Whether the batch's records carry keys to look up: a record key field, or a key-less table's prepped
+        write (its stored rows keep their _hoodie_record_key, see writer/options.PREPPED_KEY_COLUMN)."""
+        return bool(self.keygen.record_key_fields) or PREPPED_KEY_COLUMN in self.incoming.columns
 
     # --- record preparation -------------------------------------------------------------------------------
     @property
@@ -308,7 +315,7 @@ class WriteAction:
         if spec.is_bucket:
             existing = bucket.existing_buckets(view, None, self.table_name, spec.num_buckets)
             bucket_args = (list(spec.hash_fields), spec.num_buckets, existing, instant_time)
-        elif self.operation in ("upsert", "delete") and self.keygen.record_key_fields:
+        elif self.operation in ("upsert", "delete") and self._has_keys:
             base_files = view.latest_base_files(None)
             if base_files:
                 lookup, stats.footers_read = bloom.build_plan(
