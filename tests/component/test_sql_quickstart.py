@@ -135,13 +135,13 @@ def test_bad_sql_and_bad_calls(spark):
         pyhudi.sql(spark, "CALL no_such_procedure(table => 't')")
     with pytest.raises(SqlError, match="valid arguments: table, limit"):
         pyhudi.sql(spark, "CALL show_commits(tabel => 't')")
-    # a table without a primary key: inserts get generated keys; UPDATE cannot find records and says so
+    # a table without a primary key: inserts get generated keys; UPDATE changes each row by its own key (Hudi's
+    # prepped write of a key-less table)
     spark.sql("DROP TABLE IF EXISTS qs_nokey")
     pyhudi.sql(spark, "CREATE TABLE qs_nokey (id INT, name STRING) USING hudi; "
                       "INSERT INTO qs_nokey VALUES (1, 'a'), (1, 'a')")
     assert _data(spark, "SELECT id, name FROM qs_nokey") == [(1, "a"), (1, "a")]
-    with pytest.raises(PyHudiError, match="no record key"):
-        pyhudi.sql(spark, "UPDATE qs_nokey SET name = 'b' WHERE id = 1")
-    assert _data(spark, "SELECT id, name FROM qs_nokey") == [(1, "a"), (1, "a")]
+    pyhudi.sql(spark, "UPDATE qs_nokey SET name = 'b' WHERE id = 1")
+    assert _data(spark, "SELECT id, name FROM qs_nokey") == [(1, "b"), (1, "b")]
     pyhudi.sql(spark, "DROP TABLE qs_nokey")
     assert issubclass(SqlError, PyHudiError)
