@@ -9,7 +9,9 @@ names -> ``{table}``, ``{table2}``..., each ``withTempDir`` -> ``{path}``, ``{pa
 -> ``{type}``) and the asserted rows or messages. Scala control flow is unrolled as the test runs it:
 ``withSQLConf(k -> v) { ... }`` -> ``SET k = v`` ... ``RESET k``; ``withTable`` -> a ``DROP TABLE`` at the end;
 loops over literal values are repeated; ``if (HoodieSparkUtils.gteqSpark3_X)`` takes the Spark 3.5 branch;
-``assertThrows`` / ``intercept`` blocks expect an error (message not asserted). Anything the scanner cannot turn
+``assertThrows`` / ``intercept`` blocks expect an error (message not asserted); a table's latest instant read through
+``createMetaClient`` and the rows of a collected query become capture steps; each scenario's ``session`` holds the
+SETs the class's earlier tests left (they share one Spark session). Anything the scanner cannot turn
 into data (run-time values, helper methods, DataFrame API, threads) is reported in the scenario's
 ``untranslated`` (the runner skips it with that reason) and Scala-level asserts that are not SQL checks in its
 ``notes``, so nothing is dropped silently. Hand edits to the generated modules are lost on regeneration."""

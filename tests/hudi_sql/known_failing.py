@@ -3,7 +3,7 @@
 KNOWN_FAILING: scenario id (with or without its [cow]/[mor] suffix) -> why pyhudi fails it today (pyhudi differs
 from Hudi 0.15; each was checked not to be a translation error); these run as strict xfail, so a fix shows as
 XPASS (then delete the entry).
-CI_SLICE: the scenarios the default run executes (fast ones, every Scala class, two strict xfails);
+CI_SLICE: the scenarios the default run executes (fast ones of Insert, Merge, Update, Delete and Create);
 PYHUDI_LONG_TESTS=1 runs every scenario.
 HUDI_RS_EXEMPT: scenario id -> why hudi-rs is not asked to read its final table."""
 
