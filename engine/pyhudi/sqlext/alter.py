@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from pyhudi import config as C
 from pyhudi.errors import SqlError
+from pyhudi.file_group.naming import PARTITION_METAFILE
 from pyhudi.keygen.pathcodec import escape_path_name, unescape_path_name
 from pyhudi.sqlext import catalog, commits, describe
 
@@ -78,7 +79,6 @@ def _partitions(entry: catalog.CatalogEntry) -> list[tuple[str, dict[str, str]]]
 def _added_partitions(table, fields: list[str]) -> list[tuple[str, dict[str, str]]]:
     """Partitions ALTER TABLE ADD PARTITION made: folders `fields` deep that hold nothing but their
     .hoodie_partition_metadata (hive-style tables only: positional folders cannot be told from others)."""
-    from pyhudi.file_group.naming import PARTITION_METAFILE
     if not fields or not table.properties.hive_style:
         return []
     storage, level = table.storage, [""]
@@ -86,18 +86,19 @@ def _added_partitions(table, fields: list[str]) -> list[tuple[str, dict[str, str
         prefix = f"{field}="
         level = [f"{parent}/{name}".lstrip("/") for parent in level for name in storage.list_dirs(parent)
                  if name.startswith(prefix)]
-    out = []
-    for path in level:
-        if [f.base_name for f in storage.list_files(path)] == [PARTITION_METAFILE] and not storage.list_dirs(path):
-            out.append((path, {k: unescape_path_name(v) for k, v in (p.split("=", 1) for p in path.split("/"))}))
-    return out
+    return [(path, {k: unescape_path_name(v) for k, v in (p.split("=", 1) for p in path.split("/"))})
+            for path in level if _is_added(storage, path)]
+
+
+def _is_added(storage, path: str) -> bool:
+    """A partition folder holding nothing but its .hoodie_partition_metadata (ALTER TABLE ADD PARTITION's)."""
+    return [f.base_name for f in storage.list_files(path)] == [PARTITION_METAFILE] and not storage.list_dirs(path)
 
 
 def add_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: exp.Expression) -> None:
     """ALTER TABLE t ADD [IF NOT EXISTS] PARTITION (...): the partition folder with its .hoodie_partition_metadata
     (commitTime 00000000000000), as Hudi's AlterHoodieTableAddPartitionCommand; no instant."""
     from pyhudi.table import write_partition_metadata
-    from pyhudi.file_group.naming import PARTITION_METAFILE
     table = _table(entry)
     fields = table.properties.partition_fields
     if not fields:
@@ -121,13 +122,14 @@ def add_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: exp
 
 def _remove_added(entry: catalog.CatalogEntry, paths: list[str]) -> list[str]:
     """Delete the folders of added partitions among `paths` (nothing but their metadata file); the others."""
-    from pyhudi.file_group.naming import PARTITION_METAFILE
     table = _table(entry)
-    added = {path for path, _ in _added_partitions(table, table.properties.partition_fields)}
-    for path in paths:
-        if path in added:
-            table.storage.delete_file(f"{path}/{PARTITION_METAFILE}")
-            table.storage.delete_empty_dirs(path)
+    if not table.properties.hive_style:   # ADD PARTITION makes hive-style partitions only
+        return paths
+    storage = table.storage
+    added = {path for path in paths if _is_added(storage, path)}
+    for path in added:
+        storage.delete_file(f"{path}/{PARTITION_METAFILE}")
+        storage.delete_empty_dirs(path)
     return [p for p in paths if p not in added]
 
 

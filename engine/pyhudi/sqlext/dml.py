@@ -30,8 +30,7 @@ from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry) -> dict:
     """The statement's write options for the table, in Hudi's precedence (pyhudi.sqlext.settings): TBLPROPERTIES,
     then the session's SET hoodie.*, then statement options, then the table's identity (hoodie.properties)."""
-    from pyhudi.table import HudiTable
-    identity = HudiTable.load(entry.location).properties.write_options()
+    identity = _table_properties(entry).write_options()
     return settings.combine(spark, entry.properties, identity)
 
 
@@ -182,7 +181,8 @@ def update(spark: SparkSession, resolver: Resolver, stmt: exp.Update, entry: cat
     unknown = [c for c in assignments if c not in {f.name.lower() for f in fields}]
     if unknown:
         raise SqlError(f"UPDATE {entry.name}: unknown column(s) {', '.join(unknown)}")
-    keys = {k.lower() for k in _key_fields(entry)}
+    props = _table_properties(entry)
+    keys = {k.lower() for k in props.record_key_fields + props.partition_fields}
     touched = keys & set(assignments)
     if touched:
         raise SqlError(f"UPDATE {entry.name}: the record key / partition column(s) {', '.join(sorted(touched))} "
@@ -193,7 +193,7 @@ def update(spark: SparkSession, resolver: Resolver, stmt: exp.Update, entry: cat
         text = f"CAST(({rewrite(resolver, value).sql('spark')}) AS {fld.dataType.simpleString()})" \
             if value is not None else f"`{fld.name}`"
         select.append(f"{text} AS `{fld.name}`")
-    if not _has_record_key(entry):   # Hudi's prepped write: a key-less table's rows keep their own keys
+    if not props.record_key_fields:   # Hudi's prepped write: a key-less table's rows keep their own keys
         select += [f"`{META_KEY}`", f"`{META_PARTITION}`"]
     where = stmt.args.get("where")
     sql = f"SELECT {', '.join(select)} FROM {_target(resolver, entry, stmt.this)}"
@@ -210,15 +210,10 @@ def delete(spark: SparkSession, resolver: Resolver, stmt: exp.Delete, entry: cat
     write_rows(spark, entry, spark.sql(sql), "delete", prepped=True)
 
 
-def _has_record_key(entry: catalog.CatalogEntry) -> bool:
+def _table_properties(entry: catalog.CatalogEntry):
+    """The table's hoodie.properties (its record key and partition fields, type, ordering field)."""
     from pyhudi.table import HudiTable
-    return bool(HudiTable.load(entry.location).properties.record_key_fields)
-
-
-def _key_fields(entry: catalog.CatalogEntry) -> list[str]:
-    from pyhudi.table import HudiTable
-    props = HudiTable.load(entry.location).properties
-    return props.record_key_fields + props.partition_fields
+    return HudiTable.load(entry.location).properties
 
 
 # --- MERGE INTO -------------------------------------------------------------------------------------------
@@ -250,7 +245,9 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
 
     whens = stmt.args["whens"].expressions
     options = table_write_options(spark, entry)
-    by_key = _check_merge(spark, entry, stmt, whens, target_alias, source_alias, source_df, source_view, options)
+    props = _table_properties(entry)
+    by_key = _check_merge(spark, entry, props, stmt, whens, target_alias, source_alias, source_df, source_view,
+                          options)
     on = rewrite(resolver, by_key if by_key is not None else stmt.args["on"]).sql("spark")
     branches = []   # (condition sql, action, {column lower: sql})
     for when in whens:
@@ -305,7 +302,7 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
                 cases.append(f"WHEN {index} THEN CAST(({value}) AS {fld.dataType.simpleString()})")
         expr = f"CASE ({clause}) {' '.join(cases)} END" if cases else f"CAST(NULL AS {fld.dataType.simpleString()})"
         select.append(f"{expr} AS `{fld.name}`")
-    if not _has_record_key(entry):   # matched rows keep their stored key (Hudi's prepped MERGE of key-less tables)
+    if not props.record_key_fields:   # matched rows keep their stored key (Hudi's prepped MERGE of key-less tables)
         select += [f"`{target_alias}`.`{META_KEY}` AS `{META_KEY}`",
                    f"`{target_alias}`.`{META_PARTITION}` AS `{META_PARTITION}`"]
     joined = spark.sql(f"SELECT {', '.join(select)} FROM `{source_view}` AS `{source_alias}` "
@@ -316,20 +313,17 @@ def merge(spark: SparkSession, resolver: Resolver, stmt: exp.Merge, entry: catal
     rows = joined.filter(F.col("_pyhudi_clause") >= 0) \
         .withColumn(DELETE_FLAG_COLUMN, F.col("_pyhudi_clause").isin(delete_ids)).drop("_pyhudi_clause")
     extra = {}
-    if not options.get(C.PAYLOAD_CLASS.key) and options.get(C.PRECOMBINE.key) \
-            and str(options.get(C.TABLE_TYPE.key, "")).upper() != "MERGE_ON_READ":
+    if not options.get(C.PAYLOAD_CLASS.key) and options.get(C.PRECOMBINE.key) and not props.is_mor:
         # Hudi's ExpressionPayload is a DefaultHoodieRecordPayload: an update whose ordering value is below the
         # stored one leaves the stored row (copy-on-write merges here; merge-on-read at read, by the table's payload)
         extra[C.PAYLOAD_CLASS.key] = DEFAULT_PAYLOAD
     write_rows(spark, entry, rows, "upsert", extra)
 
 
-def _check_merge(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.Merge, whens: list, target_alias: str,
-                 source_alias: str, source_df: DataFrame, source_view: str, options: dict):
+def _check_merge(spark: SparkSession, entry: catalog.CatalogEntry, props, stmt: exp.Merge, whens: list,
+                 target_alias: str, source_alias: str, source_df: DataFrame, source_view: str, options: dict):
     """Hudi's refusals of a MERGE INTO (sqlext/merge_checks.py), in Hudi's order; returns the record-key join
     (_key_condition)."""
-    from pyhudi.table import HudiTable
-    props = HudiTable.load(entry.location).properties
 
     def type_of(sql: str):
         try:

@@ -15,10 +15,8 @@ from pyspark.sql.window import Window
 from pyhudi.merge import IS_DELETED_FIELD, payload_of
 from pyhudi.py4j_calls import map_in_arrow, quoted, select_sql, sql_type
 from pyhudi.writer.file_writer import DELETE_COLUMN, PARTITION_PATH, RECORD_KEY
-from pyhudi.writer.options import (DELETE_FLAG_COLUMN, PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN,
+from pyhudi.writer.options import (DELETE_FLAG_COLUMN, PREPPED_COLUMNS, PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN,
                                    spark_schema)
-
-_PREPPED = (PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN)
 
 _SEQ_COLUMN = "_pyhudi_seq"
 
@@ -37,13 +35,13 @@ def prepared_batch(incoming: DataFrame, target_schema: pa.Schema) -> DataFrame:
         columns.append(f"CAST({value} AS {sql_type(spark, fld.dataType)}) AS {quoted(fld.name)}")
     if DELETE_FLAG_COLUMN in names:
         columns.append(f"CAST({quoted(DELETE_FLAG_COLUMN)} AS boolean) AS {quoted(DELETE_COLUMN)}")
-    columns += [quoted(c) for c in (PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN) if c in names]
+    columns += [quoted(c) for c in PREPPED_COLUMNS if c in names]
     return select_sql(incoming, columns)   # ~10 py4j calls, where Column objects cost ~27 per column
 
 
 def keyed_batch(prepared: DataFrame, keygen) -> DataFrame:
     """RECORD_KEY and PARTITION_PATH appended by the key generator, batch by batch on the executors."""
-    out_schema = T.StructType([f for f in prepared.schema.fields if f.name not in _PREPPED] + [
+    out_schema = T.StructType([f for f in prepared.schema.fields if f.name not in PREPPED_COLUMNS] + [
         T.StructField(RECORD_KEY, T.StringType(), False), T.StructField(PARTITION_PATH, T.StringType(), False)])
     return map_in_arrow(prepared, lambda batches: with_keys(keygen, batches), out_schema)
 
@@ -60,7 +58,7 @@ def with_keys(keygen, batches):
             keys = pc.fill_null(batch.column(names.index(PREPPED_KEY_COLUMN)), "")
             stored = batch.column(names.index(PREPPED_PARTITION_COLUMN))
             paths = pc.if_else(pc.is_valid(stored), stored, paths)
-            keep = [i for i, n in enumerate(names) if n not in _PREPPED]
+            keep = [i for i, n in enumerate(names) if n not in PREPPED_COLUMNS]
             batch = pa.RecordBatch.from_arrays([batch.column(i) for i in keep], names=[names[i] for i in keep])
         yield pa.RecordBatch.from_arrays(batch.columns + [keys, paths],
                                          names=batch.schema.names + [RECORD_KEY, PARTITION_PATH])

@@ -70,7 +70,7 @@ def target_schema(incoming: DataFrame, table: HudiTable | None, table_name: str,
 def data_columns(incoming: DataFrame, operation: str, table_name: str) -> DataFrame:
     """The batch's data columns: the upsert's DELETE_FLAG_COLUMN (a boolean) and the PREPPED_* key columns are
     not among them."""
-    prepped = [c for c in (PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN) if c in incoming.columns]
+    prepped = [c for c in PREPPED_COLUMNS if c in incoming.columns]
     if prepped:
         incoming = incoming.drop(*prepped)
     if DELETE_FLAG_COLUMN not in incoming.columns:
@@ -183,6 +183,7 @@ def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
 # columns, and is keyed by them (Hudi's prepped writes of key-less tables).
 PREPPED_KEY_COLUMN = "_pyhudi_prepped_key"
 PREPPED_PARTITION_COLUMN = "_pyhudi_prepped_partition"
+PREPPED_COLUMNS = (PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN)
 
 
 def drop_meta_columns(df: DataFrame, keep_keys: bool = False) -> DataFrame:

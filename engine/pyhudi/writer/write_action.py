@@ -12,6 +12,7 @@ transformations (types, keys, dedup, delete flags) are in writer/batch.py.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
@@ -196,7 +197,7 @@ class WriteAction:
         self._one_task = one_job.in_one_task(size)
         return size is None or size <= one_job.ONE_JOB_MAX_BYTES
 
-    @property
+    @functools.cached_property
     def _drops_stored_keys(self) -> bool:
         """hoodie.datasource.write.insert.drop.duplicates on an insert-style write of keyed records."""
         return (self.wc.insert_drop_duplicates and self.operation in ("insert", "bulk_insert")
@@ -219,7 +220,7 @@ class WriteAction:
         lookup = self.operation in ("upsert", "delete") and self._has_keys
         return bool(lookup) and not self.index.is_bucket and not self.index.is_global
 
-    @property
+    @functools.cached_property
     def _has_keys(self) -> bool:
         """Whether the batch's records carry keys to look up: a record key field, or a key-less table's prepped
         write (its stored rows keep their _hoodie_record_key, see writer/options.PREPPED_KEY_COLUMN)."""
