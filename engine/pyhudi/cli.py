@@ -240,14 +240,14 @@ def _print_commit_summaries() -> None:
 
 def _spark(args, **conf):
     """The session, with Spark's log output off the terminal unless --verbose (errors still show)."""
-    import pyhudi
     from pyhudi import console
+    from pyhudi.spark_session import session
     warehouse = os.path.abspath(args.warehouse or "spark-warehouse")
     if args.verbose:
-        return pyhudi.session(master=args.master, warehouse_dir=warehouse, **conf)
+        return session(master=args.master, warehouse_dir=warehouse, **conf)
     conf["spark.driver.extraJavaOptions"] = (f"-Dderby.system.home={warehouse} "
                                              f"-Dlog4j2.configurationFile={console.quiet_log_config()}")
-    spark = console.start_filtered(lambda: pyhudi.session(master=args.master, warehouse_dir=warehouse, **conf))
+    spark = console.start_filtered(lambda: session(master=args.master, warehouse_dir=warehouse, **conf))
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -255,11 +255,11 @@ def _spark(args, **conf):
 def _run_script(spark, text: str) -> None:
     """Run statements in order and print each one's result (as spark-sql and beeline do), and for each Hudi
     write a summary line of its commit."""
-    import pyhudi
     from pyhudi.sqlext.commits import describe, last_commits
+    from pyhudi.sqlext.router import sql
     from pyhudi.sqlext.split import split_statements
     for statement in split_statements(text):
-        _print(pyhudi.sql(spark, statement.text))
+        _print(sql(spark, statement.text))
         line = describe(last_commits())
         if line:
             print(line)

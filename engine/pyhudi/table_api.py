@@ -1,25 +1,28 @@
-"""`pyhudi.Table`: one Hudi table with the engine's operations as methods, as pyiceberg's `Table` gathers a
-table's reads, writes and maintenance in one place.
+"""`pyhudi.Table`: one Hudi table, the front door to everything pyhudi does with it.
 
     table = pyhudi.Table(spark, "/data/trips")            # or pyhudi.Table.for_name(spark, "db.trips")
     result = table.write(df, {"hoodie.datasource.write.operation": "upsert"})
     table.read(as_of=result.instant_time).show()
-    table.compact(); table.clean(); table.archive()
+    table.maintenance.compact(); table.maintenance.clean(); table.maintenance.archive()
+    table.savepoints.create(); table.rollback(result.instant_time)
 
-Each method calls the matching `pyhudi.<function>` (pyhudi/__init__.py): there is one implementation, and the
-free functions stay the API of record. Table-level `options` (hoodie.* keys, e.g. the cleaner's retention) apply
-to every call; a call's own options win. Nothing is read at construction beyond checking that the path is not a
-file, so `Table(spark, path).write(df, options)` creates a new table.
+Table is the implementation of record: each method enters the client layer (pyhudi.client), which runs the action
+in a transaction; the free functions of `pyhudi` (pyhudi.write, pyhudi.compact, ...) are shims over these methods.
+Maintenance is grouped as pyiceberg and delta-rs group it: `table.maintenance` (compaction, clustering, clean,
+archive) and `table.savepoints` (create, list, delete, restore). Results are typed: WriteResult, CleanResult,
+RollbackResult, and timeline Instants.
 
-Not in a layer of pyproject.toml's contract: it sits above the client (writes, services) and the SQL layer's
-catalog (`for_name`), which the client layer may not import.
+Table-level `options` (hoodie.* keys, e.g. the cleaner's retention) apply to every call; a call's own options win.
+The table is loaded on first use and kept (`refresh()` loads it again; every action through this object refreshes
+it), so `Table(spark, path).write(df, options)` creates a new table.
+
+The top layer of pyproject.toml's contract: it sits above the SQL layer's catalog (`for_name`) and the client.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pyhudi
 from pyhudi import config as C
 from pyhudi.errors import NotAHudiTableError
 
@@ -27,8 +30,12 @@ if TYPE_CHECKING:   # kept out of `import pyhudi`, which stays free of Spark unt
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
+    from pyhudi.client.explain import WritePlan
+    from pyhudi.client.maintenance import CleanResult
+    from pyhudi.client.undo import RollbackResult
     from pyhudi.client.write import WriteResult
-    from pyhudi.timeline import Timeline
+    from pyhudi.table import HudiTable
+    from pyhudi.timeline import Instant, Timeline
 
 # Hudi's read option for each keyword of Table.read
 _READ_KEYWORDS = {"query_type": C.QUERY_TYPE.key, "as_of": C.AS_OF_INSTANT.key,
@@ -43,7 +50,10 @@ class Table:
         self.spark = spark
         self.path = str(path)
         self.options = dict(options or {})
+        self._loaded: HudiTable | None = None
         HudiTable.exists(self.path)   # a regular file at the path is refused here, naming it
+        self.maintenance = Maintenance(self)
+        self.savepoints = Savepoints(self)
 
     @classmethod
     def for_name(cls, spark: "SparkSession", name: str, options: dict | None = None) -> "Table":
@@ -61,37 +71,66 @@ class Table:
     def __repr__(self) -> str:
         return f"pyhudi.Table({self.path!r})"
 
+    def refresh(self) -> "Table":
+        """Load hoodie.properties again (other writers may have changed the table); returns self."""
+        from pyhudi.table import HudiTable
+        self._loaded = HudiTable.load(self.path)
+        return self
+
+    def _table(self) -> "HudiTable":
+        if self._loaded is None:
+            self.refresh()
+        assert self._loaded is not None
+        return self._loaded
+
     def _options(self, options: dict | None) -> dict:
         return {**self.options, **(options or {})}
 
-    def _table(self):
-        from pyhudi.table import HudiTable
-        return HudiTable.load(self.path)
+    def _changed(self, result):
+        """After an action: the loaded table is stale (a write may have created it, a service changed it)."""
+        self._loaded = None
+        return result
+
+    def _instants(self, times: list[str]) -> list["Instant"]:
+        """The instants of `times` as the timeline has them now (requested, inflight or completed)."""
+        timeline = self.refresh()._table().timeline()
+        found = [timeline.find(t) for t in times]
+        return [i for i in found if i is not None]
 
     # --- reads and writes ---------------------------------------------------------------------------------
     def write(self, df: "DataFrame", options: dict | None = None, mode: str = "append") -> "WriteResult":
-        """Write `df` with Hudi datasource options (pyhudi.write); the WriteResult names the new instant."""
-        return pyhudi.write(df, self.path, self._options(options), mode)
+        """One Hudi commit of `df` with Hudi datasource options; the WriteResult names the completed instant."""
+        from pyhudi.client.write import write
+        return self._changed(write(df, self.path, self._options(options), mode))
 
     def read(self, options: dict | None = None, *, query_type: str | None = None, as_of=None,
              begin_instant=None, end_instant=None) -> "DataFrame":
-        """A DataFrame of the table (pyhudi.read): snapshot, read_optimized, incremental or as of an instant."""
+        """A DataFrame of the table: snapshot, read_optimized, incremental or as of an instant (an instant may be
+        given as its time, an Instant or a WriteResult)."""
+        from pyhudi.reader import read
         opts = self._options(options)
         for keyword, value in (("query_type", query_type), ("as_of", as_of), ("begin_instant", begin_instant),
                                ("end_instant", end_instant)):
             if value is not None:
-                opts[_READ_KEYWORDS[keyword]] = str(value)   # an instant may be a WriteResult
+                opts[_READ_KEYWORDS[keyword]] = instant_time(value)
         if begin_instant is not None and query_type is None:
             opts.setdefault(_READ_KEYWORDS["query_type"], "incremental")
-        return pyhudi.read(self.spark, self.path, opts)
+        return read(self.spark, self.path, opts)
 
-    def explain_write(self, df: "DataFrame", options: dict | None = None):
-        """What .write(df, options) would do, without writing (pyhudi.explain_write); returns its WritePlan."""
-        return pyhudi.explain_write(df, self.path, self._options(options))
+    def explain_write(self, df: "DataFrame", options: dict | None = None) -> "WritePlan":
+        """What .write(df, options) would do, without writing anything (a dry run of the same Spark jobs)."""
+        from pyhudi.client.explain import explain_write
+        return explain_write(df, self.path, self._options(options))
 
     def delete_partitions(self, partitions: list[str], options: dict | None = None) -> "WriteResult":
-        """Drop every file group of `partitions` in one replacecommit (pyhudi.delete_partitions)."""
-        return pyhudi.delete_partitions(self.spark, self.path, partitions, self._options(options))
+        """Drop every file group of `partitions` in one replacecommit (Hudi's delete_partition)."""
+        from pyhudi.client.write import delete_partitions
+        return self._changed(delete_partitions(self.spark, self.path, partitions, self._options(options)))
+
+    def rollback(self, instant) -> "RollbackResult":
+        """Roll back the latest completed commit `instant` under a rollback instant (Hudi's rollback_to_instant)."""
+        from pyhudi.client.undo import rollback_to_instant
+        return self._changed(rollback_to_instant(self.spark, self.path, instant_time(instant)))
 
     # --- what the table is ---------------------------------------------------------------------------------
     @property
@@ -123,53 +162,83 @@ class Table:
         table = self._table()
         return from_arrow_schema(table_schema(table, table.timeline()))
 
-    # --- table services ------------------------------------------------------------------------------------
-    def compact(self, op: str = "scheduleAndExecute", instant_time: str | None = None,
-                options: dict | None = None) -> list[str]:
-        """Hudi's run_compaction on a MERGE_ON_READ table (pyhudi.compact); returns the instants acted on."""
-        return pyhudi.compact(self.spark, self.path, op, _instant(instant_time), self._options(options))
 
-    def schedule_compaction(self, instant_time: str | None = None, options: dict | None = None) -> str | None:
-        """Plan a compaction only; its instant, or None when no file slice has log files to compact."""
-        scheduled = self.compact("schedule", instant_time, options)
+class Maintenance:
+    """The table services of one table (`table.maintenance`), as Hudi's run_compaction, run_clustering,
+    run_clean and archive_commits procedures run them."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    def compact(self, op: str = "scheduleAndExecute", instant=None, options: dict | None = None) -> list["Instant"]:
+        """Merge-on-read compaction (op: schedule, execute, scheduleAndExecute); the compaction instants acted on
+        (a scheduled one is requested, an executed one a completed commit)."""
+        from pyhudi.client.compaction import compact
+        t = self._table
+        return t._instants(compact(t.spark, t.path, op, _optional_time(instant), t._options(options)))
+
+    def schedule_compaction(self, instant=None, options: dict | None = None) -> "Instant | None":
+        """Plan a compaction only; its requested instant, or None when no file slice has log files to compact."""
+        scheduled = self.compact("schedule", instant, options)
         return scheduled[0] if scheduled else None
 
-    def cluster(self, op: str = "scheduleAndExecute", instant_time: str | None = None,
-                options: dict | None = None) -> list[str]:
-        """Hudi clustering (pyhudi.cluster); returns the clustering instants acted on."""
-        return pyhudi.cluster(self.spark, self.path, op, _instant(instant_time), self._options(options))
+    def cluster(self, op: str = "scheduleAndExecute", instant=None, options: dict | None = None) -> list["Instant"]:
+        """Clustering (op: schedule, execute, scheduleAndExecute): rewrites small file groups into fewer, sorted by
+        hoodie.clustering.plan.strategy.sort.columns; the clustering (replacecommit) instants acted on."""
+        from pyhudi.client.clustering import cluster
+        t = self._table
+        return t._instants(cluster(t.spark, t.path, op, _optional_time(instant), t._options(options)))
 
-    def clean(self, options: dict | None = None) -> dict | None:
-        """Run the cleaner now (pyhudi.clean); the clean metadata, or None when nothing was due."""
-        return pyhudi.clean(self.spark, self.path, self._options(options))
+    def clean(self, options: dict | None = None) -> "CleanResult | None":
+        """Run the cleaner now (hoodie.cleaner.*); what it deleted, or None when nothing was due."""
+        from pyhudi.client.maintenance import clean
+        t = self._table
+        return t._changed(clean(t.spark, t.path, t._options(options)))
 
-    def archive(self, options: dict | None = None) -> list[str]:
-        """Archive what hoodie.keep.min/max.commits make due (pyhudi.archive); the instants archived."""
-        return pyhudi.archive(self.spark, self.path, self._options(options))
-
-    # --- undo: rollback, savepoints, restore ---------------------------------------------------------------
-    def rollback_to(self, instant_time) -> bool:
-        """Roll back the latest completed commit `instant_time` (pyhudi.rollback_to_instant)."""
-        return pyhudi.rollback_to_instant(self.spark, self.path, _instant(instant_time))
-
-    @property
-    def savepoints(self) -> list[str]:
-        """The savepointed instants, oldest first (pyhudi.show_savepoints)."""
-        return pyhudi.show_savepoints(self.spark, self.path)
-
-    def create_savepoint(self, instant_time=None, user: str = "", comments: str = "") -> str:
-        """Savepoint a completed commit (default the latest); returns its instant (pyhudi.create_savepoint)."""
-        return pyhudi.create_savepoint(self.spark, self.path, _instant(instant_time), user, comments)
-
-    def delete_savepoint(self, instant_time) -> bool:
-        """Remove the savepoint at `instant_time` (pyhudi.delete_savepoint)."""
-        return pyhudi.delete_savepoint(self.spark, self.path, _instant(instant_time))
-
-    def restore_to(self, savepoint) -> bool:
-        """Undo every commit after the savepoint `savepoint` (pyhudi.restore_to_savepoint)."""
-        return pyhudi.restore_to_savepoint(self.spark, self.path, _instant(savepoint))
+    def archive(self, options: dict | None = None) -> list["Instant"]:
+        """Archive what hoodie.keep.min/max.commits make due; the archived instants, oldest first."""
+        from pyhudi.client.maintenance import archive
+        t = self._table
+        return t._changed(archive(t.spark, t.path, t._options(options)))
 
 
-def _instant(value) -> str | None:
-    """An instant argument as its string (callers may pass a WriteResult)."""
-    return None if value is None else str(value)
+class Savepoints:
+    """The table's savepoints (`table.savepoints`): commits whose files the cleaner keeps, to restore to."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    def list(self) -> list["Instant"]:
+        """The savepoints, oldest first."""
+        from pyhudi.client.undo import show_savepoints
+        return show_savepoints(self._table.spark, self._table.path)
+
+    def create(self, instant=None, user: str = "", comments: str = "") -> "Instant":
+        """Savepoint a completed commit (default the latest); returns the savepoint."""
+        from pyhudi.client.undo import create_savepoint
+        t = self._table
+        return t._changed(create_savepoint(t.spark, t.path, _optional_time(instant), user, comments))
+
+    def delete(self, instant) -> None:
+        """Remove the savepoint at `instant`."""
+        from pyhudi.client.undo import delete_savepoint
+        t = self._table
+        t._changed(delete_savepoint(t.spark, t.path, instant_time(instant)))
+
+    def restore(self, instant) -> "RollbackResult":
+        """Undo every commit after the savepoint `instant`, newest first, under one restore instant."""
+        from pyhudi.client.undo import restore_to_savepoint
+        t = self._table
+        return t._changed(restore_to_savepoint(t.spark, t.path, instant_time(instant)))
+
+
+def instant_time(value) -> str:
+    """An instant argument as its time: a time string, an Instant (.time) or a WriteResult (.instant_time)."""
+    for attribute in ("time", "instant_time"):
+        if isinstance(getattr(value, attribute, None), str):
+            return getattr(value, attribute)
+    return str(value)
+
+
+def _optional_time(value) -> str | None:
+    return None if value is None else instant_time(value)

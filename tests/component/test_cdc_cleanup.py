@@ -74,10 +74,10 @@ def test_clean_deletes_cdc_logs_with_their_slice(spark, tmp_path):
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "1"})
     # KEEP_LATEST_COMMITS, 1 retained: t4 is the earliest commit to retain; its slice and the newest before it
     # (t3) stay, the slices of t1 and t2 go -- t2's with its -cdc log
-    assert result and result["earliestCommitToRetain"] == t4
+    assert result and result.metadata["earliestCommitToRetain"] == t4
     after_logs = _cdc_logs(path)
     assert after_logs == {t3: logs[t3], t4: logs[t4]}
-    deleted = [Path(f).name for p in result["partitionMetadata"].values() for f in p["successDeleteFiles"]]
+    deleted = [Path(f).name for p in result.metadata["partitionMetadata"].values() for f in p["successDeleteFiles"]]
     assert logs[t2] in deleted and not {logs[t3], logs[t4]} & set(deleted)
     assert not list(path.rglob(f"*_{t2}.parquet")) and list(path.rglob(f"*_{t3}.parquet"))
     assert _changes(spark, path, begin=t3) == before
@@ -124,7 +124,7 @@ def test_restore_deletes_and_savepoint_pins_cdc_logs(spark, tmp_path):
     assert sorted(logs) == [t2, t5, t6]
     latest = _changes(spark, path, begin=t5)
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "1"})
-    assert result and result["earliestCommitToRetain"] == t6
+    assert result and result.metadata["earliestCommitToRetain"] == t6
     assert not list(path.rglob(f"*_{t1}.parquet")) and list(path.rglob(f"*_{t2}.parquet"))
     assert _cdc_logs(path) == logs
     assert _changes(spark, path, begin=t5) == latest

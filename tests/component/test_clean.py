@@ -84,11 +84,11 @@ def test_keep_latest_commits_two_retained_as_in_hudi_docs(spark, docs_table, tmp
                                         "hoodie.cleaner.commits.retained": "2"})
     # earliest commit to retain = the 2nd latest (c4); per file group the latest slice, slices at/after c4 and
     # the newest slice before c4 stay (what a query started after c3 reads).
-    assert result["earliestCommitToRetain"] == c4
+    assert result.metadata["earliestCommitToRetain"] == c4
     assert _slices(path) == {"p1": {c3}, "p2": {c3, c4, c5}, "p3": {c1, c4}, "p4": {c4, c5}}
-    assert result["totalFilesDeleted"] == 3
-    assert sorted(result["partitionMetadata"]) == ["p1", "p2"]
-    assert len(result["partitionMetadata"]["p2"]["successDeleteFiles"]) == 2
+    assert result.metadata["totalFilesDeleted"] == 3
+    assert sorted(result.metadata["partitionMetadata"]) == ["p1", "p2"]
+    assert len(result.metadata["partitionMetadata"]["p2"]["successDeleteFiles"]) == 2
     for instant in (c3, c4, c5):     # every query a retained commit could start still reads the same rows
         assert _same_as_hudi_rs(spark, path, instant) == reads[instant]
     assert _same_as_hudi_rs(spark, path) == reads[c5]
@@ -101,7 +101,7 @@ def test_keep_latest_file_versions_one_retained_as_in_hudi_docs(spark, docs_tabl
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
                                         "hoodie.cleaner.fileversions.retained": "1"})
     assert _slices(path) == {"p1": {c3}, "p2": {c5}, "p3": {c4}, "p4": {c5}}
-    assert result["totalFilesDeleted"] == 7 and result["earliestCommitToRetain"] == ""
+    assert result.metadata["totalFilesDeleted"] == 7 and result.metadata["earliestCommitToRetain"] == ""
     assert _same_as_hudi_rs(spark, path) == reads[c5]
 
 
@@ -123,8 +123,8 @@ def test_savepointed_slices_are_kept(spark, docs_table, tmp_path):
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "2"})
     # the savepoint pins the latest slices as of c2: fg1@c1, fg2@c2, fg3@c1
     assert _slices(path) == {"p1": {c1, c3}, "p2": {c2, c3, c4, c5}, "p3": {c1, c4}, "p4": {c4, c5}}
-    assert result["totalFilesDeleted"] == 1
-    assert result["extraMetadata"] == {"savepointed_timestamps": c2}
+    assert result.metadata["totalFilesDeleted"] == 1
+    assert result.metadata["extraMetadata"] == {"savepointed_timestamps": c2}
     assert _same_as_hudi_rs(spark, path, c2) == reads[c2]
 
 
@@ -132,7 +132,7 @@ def test_clean_timeline_files_are_hudi_avro(spark, docs_table, tmp_path):
     path = _copy(docs_table, tmp_path)
     _, (c1, c2, c3, c4, c5), _ = docs_table
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "2"})
-    t = result["startCleanTime"]
+    t = result.metadata["startCleanTime"]
     meta = path / ".hoodie"
     with open(meta / f"{t}.clean.requested", "rb") as f:
         reader = fastavro.reader(f)
@@ -163,7 +163,7 @@ def test_interrupted_clean_is_finished_by_the_next_one(spark, docs_table, tmp_pa
     planned = read_cleaner_plan(table.storage, t)["filePathsToBeDeletedPerPartition"]
     assert _slices(path)["p2"] == {c1, c2, c3, c4, c5}
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "2"})
-    assert result["startCleanTime"] == t and result["totalFilesDeleted"] == 3
+    assert result.metadata["startCleanTime"] == t and result.metadata["totalFilesDeleted"] == 3
     assert sum(len(v) for v in planned.values()) == 3
     assert _slices(path)["p2"] == {c3, c4, c5}
     assert (path / ".hoodie" / f"{t}.clean").exists()
@@ -206,9 +206,9 @@ def test_merge_on_read_slices_and_pending_compaction(spark, tmp_path):
     expected = _same_as_hudi_rs(spark, path)
     as_of_d4 = _same_as_hudi_rs(spark, path, d4)
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "2"})
-    assert result["earliestCommitToRetain"] == d4
+    assert result.metadata["earliestCommitToRetain"] == d4
     assert _files(path) == ({t3}, {t3})                # slice d1: its base file and its log file, together
-    assert result["totalFilesDeleted"] == 2
+    assert result.metadata["totalFilesDeleted"] == 2
     assert _same_as_hudi_rs(spark, path) == expected
     assert _same_as_hudi_rs(spark, path, d4) == as_of_d4
 
@@ -234,11 +234,11 @@ def test_replaced_file_groups_and_deleted_partitions_are_cleaned(spark, tmp_path
     expected = _same_as_hudi_rs(spark, path)
     # retained=2 -> earliest commit to retain c3: only the group replaced at c2 is due
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "2"})
-    assert result["earliestCommitToRetain"] == c3
+    assert result.metadata["earliestCommitToRetain"] == c3
     assert _slices(path) == {"p1": {c2}, "p2": {c1}, "p3": {c4}}
     # retained=1 -> c4: the partition dropped at c3 goes, folder included
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "1"})
-    assert result["partitionMetadata"]["p2"]["isPartitionDeleted"] is True
+    assert result.metadata["partitionMetadata"]["p2"]["isPartitionDeleted"] is True
     assert not (path / "p2").exists()
     assert _slices(path) == {"p1": {c2}, "p3": {c4}}
     assert _same_as_hudi_rs(spark, path) == expected

@@ -145,7 +145,7 @@ def test_keep_latest_by_hours(spark, tmp_path, monkeypatch):
     assert pyhudi.clean(spark, path, {**by_hours, "hoodie.cleaner.hours.retained": "25"}) is None
     # 15 hours: retain the commit 10 h ago and the slice before it (20 h); the 30 h slice goes
     meta = pyhudi.clean(spark, path, {**by_hours, "hoodie.cleaner.hours.retained": "15"})
-    assert meta["earliestCommitToRetain"] == commits[2] and meta["totalFilesDeleted"] == 1
+    assert meta.metadata["earliestCommitToRetain"] == commits[2] and meta.metadata["totalFilesDeleted"] == 1
     assert _base_instants(path) == {"p1": set(commits[1:])}
     assert rows(pyhudi.read(spark, str(path), {"as.of.instant": commits[1]}), ["id", "name"]) == [(1, "a1")]
     assert rows(hudi_rs_read(path), ["id", "name"]) == [(1, "a3")]
@@ -174,12 +174,12 @@ def test_incremental_cleaning_lists_only_partitions_written_since_the_last_clean
 
     _, _, c3 = write("A", "B"), write("A"), write("E")
     first = pyhudi.clean(spark, path, retained)
-    assert first["earliestCommitToRetain"] == c3 and listed == [None]        # no earlier clean: everything
+    assert first.metadata["earliestCommitToRetain"] == c3 and listed == [None]        # no earlier clean: everything
     c4, _, c6 = write("A"), write("C"), write("D")
     second = pyhudi.clean(spark, path, retained)
-    assert second["earliestCommitToRetain"] == c6
+    assert second.metadata["earliestCommitToRetain"] == c6
     assert listed[1] == {"E", "A", "C"}          # c3 (the last clean's retained commit), c4, c5; not B, not D (c6)
-    assert set(second["partitionMetadata"]) == {"A"} and _base_instants(path)["A"] == {c4}
+    assert set(second.metadata["partitionMetadata"]) == {"A"} and _base_instants(path)["A"] == {c4}
     write("A")
     write("A")
     pyhudi.clean(spark, path, {**retained, "hoodie.cleaner.incremental.mode": "false"})

@@ -131,7 +131,7 @@ def test_clean_of_a_dropped_partition_keeps_a_nested_live_partition(spark, tmp_p
     assert [r[0] for r in expected] == [2, 3, 4]
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
                                         "hoodie.cleaner.fileversions.retained": "1"})
-    assert result["partitionMetadata"]["a"]["isPartitionDeleted"] is True
+    assert result.metadata["partitionMetadata"]["a"]["isPartitionDeleted"] is True
     assert not list((path / "a").glob("*.parquet")) and not (path / "a" / ".hoodie_partition_metadata").exists()
     assert list((path / "a" / "b").glob("*.parquet")) and (path / "a" / "b" / ".hoodie_partition_metadata").exists()
     assert rows(pyhudi.read(spark, path), ["id", "name", "part"]) == expected

@@ -72,7 +72,7 @@ def test_reclaimable_is_what_a_clean_then_deletes(spark, tmp_path):
     assert before.commits[-1].write_amplification == 10.0          # a COW update rewrites the 10-record file
     assert any("run_clean" in f.fix for f in report.findings(before, "t"))
     cleaned = pyhudi.clean(spark, path, {**options, **retain})
-    assert cleaned["totalFilesDeleted"] == before.reclaimable_files
+    assert cleaned.metadata["totalFilesDeleted"] == before.reclaimable_files
     after = report.table_health(path, retain)
     assert after.bytes_on_disk == before.bytes_on_disk - before.reclaimable_bytes
     assert after.reclaimable_files == 0 and after.bytes_latest == before.bytes_latest

@@ -58,7 +58,7 @@ ACTIONS = {
     "archive": lambda spark, p, o: pyhudi.archive(spark, p, {"hoodie.keep.min.commits": "2",
                                                              "hoodie.keep.max.commits": "3",
                                                              "hoodie.cleaner.commits.retained": "1"}),
-    "truncate": lambda spark, p, o: __import__("pyhudi.sqlext.truncate", fromlist=["x"]).truncate_table(p),
+    "truncate": lambda spark, p, o: __import__("pyhudi.client.truncate", fromlist=["x"]).truncate_table(p),
 }
 
 

@@ -67,9 +67,9 @@ def test_write_compaction_and_clean_draw_progress_and_log_a_summary(spark, tmp_p
     pyhudi.compact(spark, path)
     caplog.clear()
     cleaned = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "1"})
-    assert cleaned and cleaned["totalFilesDeleted"] > 0
+    assert cleaned and cleaned.metadata["totalFilesDeleted"] > 0
     line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("clean "))
-    assert f"{cleaned['totalFilesDeleted']} files deleted, 0 failed" in line
+    assert f"{cleaned.metadata['totalFilesDeleted']} files deleted, 0 failed" in line
 
 
 def test_progress_is_off_by_default_outside_notebooks(spark, tmp_path, capsys, monkeypatch):

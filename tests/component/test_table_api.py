@@ -1,7 +1,7 @@
-"""pyhudi.Table: each method does what the free function does. One scenario runs twice, on two tables, once
-through pyhudi.<function> and once through Table methods; results (instants named by first appearance), rows,
-timelines and hoodie.properties must agree, and every read of the Table-written table equals pyhudi.read and
-hudi-rs. Plus the WriteResult type and bad paths/names."""
+"""pyhudi.Table, the front door: its methods, `.maintenance` and `.savepoints` groups do what the free functions
+(shims over them) do. One scenario runs twice, on two tables, once through pyhudi.<function> and once through Table;
+typed results (instants named by first appearance), rows, timelines and hoodie.properties must agree, and every
+read of the Table-written table equals pyhudi.read and hudi-rs. Plus the result types and bad paths/names."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ import pytest
 
 import pyhudi
 from pyhudi.client import WriteResult
+from pyhudi.client.maintenance import CleanResult
+from pyhudi.client.undo import RollbackResult
 from pyhudi.errors import ConfigError, NotAHudiTableError, PyHudiError
 from pyhudi.table import HudiTable
+from pyhudi.timeline import Instant, State
 from support import assert_same_rows_as_hudi_rs, rows
 
 DATA = ["id", "name", "ts", "region"]
@@ -42,12 +45,17 @@ class Names:
     def __call__(self, value):
         if isinstance(value, WriteResult):
             return ("WriteResult", self(value.instant_time), value.operation, value.num_writes)
+        if isinstance(value, Instant):
+            return ("Instant", self(value.time), value.action, value.state.name)
+        if isinstance(value, CleanResult):
+            return ("CleanResult", self(value.instant_time), value.files_deleted,
+                    self(value.earliest_commit_to_retain or ""), sorted(value.deleted_files))
+        if isinstance(value, RollbackResult):
+            return ("RollbackResult", self(value.instant), self(value.rolled_back), value.files_deleted)
         if isinstance(value, str):
             return INSTANT.sub(lambda m: self.names.setdefault(m.group(), f"I{len(self.names)}"), value)
         if isinstance(value, (list, tuple)):
             return [self(v) for v in value]
-        if isinstance(value, dict):   # clean metadata: what it deleted and what it retained
-            return (value["totalFilesDeleted"], self(value["earliestCommitToRetain"]))
         return value
 
 
@@ -73,23 +81,25 @@ def _steps(spark, table_type):
         ("w1", lambda s, p, r: pyhudi.write(b["w1"], p, opts), lambda t, r: t.write(b["w1"], opts)),
         ("w2", lambda s, p, r: pyhudi.write(b["w2"], p), lambda t, r: t.write(b["w2"])),
         ("savepoint", lambda s, p, r: pyhudi.create_savepoint(s, p, r["w2"], "me", "x"),
-         lambda t, r: t.create_savepoint(r["w2"], "me", "x")),
-        ("savepoints", lambda s, p, r: pyhudi.show_savepoints(s, p), lambda t, r: t.savepoints),
+         lambda t, r: t.savepoints.create(r["w2"], "me", "x")),
+        ("savepoints", lambda s, p, r: pyhudi.show_savepoints(s, p), lambda t, r: t.savepoints.list()),
         ("w3", lambda s, p, r: pyhudi.write(b["w3"], p), lambda t, r: t.write(b["w3"])),
         ("schedule_compaction", lambda s, p, r: pyhudi.compact(s, p, "schedule"),
-         lambda t, r: [t.schedule_compaction()] if mor else t.compact("schedule")),
-        ("compact", lambda s, p, r: pyhudi.compact(s, p, "execute"), lambda t, r: t.compact("execute")),
-        ("cluster", lambda s, p, r: pyhudi.cluster(s, p, options=clustering), lambda t, r: t.cluster(options=clustering)),
+         lambda t, r: [t.maintenance.schedule_compaction()] if mor else t.maintenance.compact("schedule")),
+        ("compact", lambda s, p, r: pyhudi.compact(s, p, "execute"), lambda t, r: t.maintenance.compact("execute")),
+        ("cluster", lambda s, p, r: pyhudi.cluster(s, p, options=clustering),
+         lambda t, r: t.maintenance.cluster(options=clustering)),
         ("w4", lambda s, p, r: pyhudi.write(b["w4"], p), lambda t, r: t.write(b["w4"])),
-        ("rollback", lambda s, p, r: pyhudi.rollback_to_instant(s, p, r["w4"]), lambda t, r: t.rollback_to(r["w4"])),
-        ("restore", lambda s, p, r: pyhudi.restore_to_savepoint(s, p, r["w2"]), lambda t, r: t.restore_to(r["w2"])),
+        ("rollback", lambda s, p, r: pyhudi.rollback_to_instant(s, p, r["w4"]), lambda t, r: t.rollback(r["w4"])),
+        ("restore", lambda s, p, r: pyhudi.restore_to_savepoint(s, p, r["w2"]),
+         lambda t, r: t.savepoints.restore(r["w2"])),
         ("delete_savepoint", lambda s, p, r: pyhudi.delete_savepoint(s, p, r["w2"]),
-         lambda t, r: t.delete_savepoint(r["w2"])),
+         lambda t, r: t.savepoints.delete(r["w2"])),
         ("drop_eu", lambda s, p, r: pyhudi.delete_partitions(s, p, ["eu"]), lambda t, r: t.delete_partitions(["eu"])),
         ("w5", lambda s, p, r: pyhudi.write(b["w5"], p), lambda t, r: t.write(b["w5"])),
         ("w6", lambda s, p, r: pyhudi.write(b["w6"], p), lambda t, r: t.write(b["w6"])),
-        ("clean", lambda s, p, r: pyhudi.clean(s, p, services), lambda t, r: t.clean(services)),
-        ("archive", lambda s, p, r: pyhudi.archive(s, p, services), lambda t, r: t.archive(services)),
+        ("clean", lambda s, p, r: pyhudi.clean(s, p, services), lambda t, r: t.maintenance.clean(services)),
+        ("archive", lambda s, p, r: pyhudi.archive(s, p, services), lambda t, r: t.maintenance.archive(services)),
     ]
 
 
@@ -118,14 +128,24 @@ def test_table_methods_do_what_the_free_functions_do(spark, tmp_path, table_type
             _check_reads(spark, table, api_seen)
 
     # the scenario did something: a savepoint, a restore, a dropped partition, a clean and an archive
-    assert api_seen["savepoints"] == [api_seen["w2"]] and api_seen["restore"] is True
+    w2, w4 = api_seen["w2"].instant_time, api_seen["w4"].instant_time
+    assert api_seen["savepoint"] == Instant(w2, "savepoint") and api_seen["savepoints"] == [api_seen["savepoint"]]
+    assert api_seen["rollback"].instant.action == "rollback" and api_seen["rollback"].rolled_back == [w4]
+    assert api_seen["restore"].instant.action == "restore" and api_seen["restore"].rolled_back
+    assert all(t > w2 for t in api_seen["restore"].rolled_back) and api_seen["delete_savepoint"] is None
     assert api_seen["drop_eu"].operation == "delete_partition"
-    assert api_names(api_seen["clean"])[0] > 0 and api_seen["archive"]
+    clean = api_seen["clean"]
+    assert clean.files_deleted == sum(map(len, clean.deleted_files.values())) > 0
+    assert clean.metadata["startCleanTime"] == clean.instant_time
+    assert api_seen["archive"] and all(i.is_completed for i in api_seen["archive"])
     if table_type == "MERGE_ON_READ":
-        assert api_seen["compact"] == [api_seen["schedule_compaction"][0]]
+        (scheduled,), (compacted,) = api_seen["schedule_compaction"], api_seen["compact"]
+        assert scheduled.state == State.REQUESTED and scheduled.action == "compaction"
+        assert compacted.time == scheduled.time and compacted.is_completed
     else:
         assert api_seen["compact"] == "ConfigError"
-    assert table.savepoints == pyhudi.show_savepoints(spark, api_path) == []
+    assert all(i.action == "replacecommit" for i in api_seen["cluster"])
+    assert table.savepoints.list() == pyhudi.show_savepoints(spark, api_path) == []
     assert table.properties == HudiTable.load(api_path).properties.values == HudiTable.load(free_path).properties.values
     assert table.table_type == table_type and table.name == "api"
     assert table.timeline.instants == HudiTable.load(api_path).timeline().instants
@@ -170,14 +190,15 @@ def test_write_result_is_a_frozen_result_that_prints_its_instant(spark, tmp_path
     assert result.write_amplification is not None and result.write_amplification > 1   # a copy-on-write rewrite
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.instant_time = "x"
-    # backward compatible with the str it used to be: equal, ordered and hashed as its instant
+    # a result, not a string: equal only to an equal result; it stands for its instant where a time is read
     instant = result.instant_time
-    assert result == instant and instant == result and result != first and first < result and instant > first
-    assert sorted([result, first.instant_time]) == [first.instant_time, instant]
-    assert {instant: 1}[result] == 1 and result in {instant} and instant in [result]
+    assert result != instant and result != first and first.instant_time < instant
+    assert {result: 1}[result] == 1
     assert json.loads(json.dumps({"instant": str(result)}))["instant"] == instant
     assert pickle.loads(pickle.dumps(result)) == result
-    assert HudiTable.load(str(path)).timeline().latest_completed_write().time == result
+    assert HudiTable.load(str(path)).timeline().latest_completed_write().time == instant
+    assert rows(pyhudi.read(spark, str(path), {"as.of.instant": first})) == \
+        rows(pyhudi.read(spark, str(path), {"as.of.instant": first.instant_time}))
 
 
 def test_bad_paths_and_names_are_refused_naming_them(spark, tmp_path):
@@ -234,3 +255,16 @@ def test_explain_write_is_pyhudi_explain_write(spark, tmp_path):
         assert abs(ours.summary[key] - theirs.summary[key]) <= 0.01 * max(1, theirs.summary[key]), key
     assert ours.partitions == theirs.partitions == ["asia", "eu", "us"]
     assert ours.index_stats == theirs.index_stats and ours.index_stats["updates"] == 2
+
+
+def test_a_table_is_loaded_once_and_refreshed_on_demand(spark, tmp_path):
+    path = str(tmp_path / "loaded")
+    table = pyhudi.Table(spark, path)
+    with pytest.raises(NotAHudiTableError):
+        table.name                      # nothing there yet
+    pyhudi.write(_df(spark, [(1, "a", 1, "us")]), path, _options("COPY_ON_WRITE"))   # another writer creates it
+    assert table.refresh().name == "api"
+    loaded = table._table()
+    assert table._table() is loaded                       # kept between calls
+    table.write(_df(spark, [(2, "b", 1, "us")]))          # an action through the table refreshes it
+    assert table._table() is not loaded and len(table.timeline.completed_writes()) == 2

@@ -62,7 +62,7 @@ def test_local_and_utc_timelines(spark, tmp_path, zone):
     u2 = str(pyhudi.write(_df(spark, [(1, "b", 2, "p")]), utc, _options("utc")))
     meta = pyhudi.clean(spark, utc, {"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
                                      "hoodie.cleaner.fileversions.retained": "1"})
-    for instant in (u1, u2, meta["startCleanTime"]):
+    for instant in (u1, u2, meta.metadata["startCleanTime"]):
         assert _near(instant, utc_now) and not _near(instant, local_now)
 
     with pytest.raises(ConfigError, match="hoodie.table.timeline.timezone='PST'"):
@@ -108,4 +108,4 @@ def test_keep_latest_by_hours_on_a_local_timeline(spark, tmp_path, zone, monkeyp
     # 5 hours on Kolkata's clock: retain the commit 4 h ago and the slice before it (6 h); the 8 h one goes
     meta = pyhudi.clean(spark, path, {"hoodie.cleaner.policy": "KEEP_LATEST_BY_HOURS",
                                       "hoodie.cleaner.hours.retained": "5"})
-    assert meta is not None and meta["earliestCommitToRetain"] == commits[2]
+    assert meta is not None and meta.metadata["earliestCommitToRetain"] == commits[2]

@@ -10,7 +10,6 @@ undo it or turn it into an error.
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass, field
 
@@ -35,12 +34,11 @@ from pyhudi.writer.options import (SUPPORTED_OPERATIONS, check_fields, check_ide
 from pyhudi.writer.write_action import WriteAction
 
 
-@functools.total_ordering
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class WriteResult:
-    """A completed write: its instant time (`str(result)`), operation, the commit's write stats, what the index
-    lookup did (also in the commit's extraMetadata) and the post-commit services that failed (each reported by a
-    warning; the write itself is committed)."""
+    """A completed write: its instant time (also `str(result)`, so a result can stand for its instant in read
+    options), operation, the commit's write stats, what the index lookup did (also in the commit's extraMetadata)
+    and the post-commit services that failed (each reported by a warning; the write itself is committed)."""
 
     instant_time: str
     operation: str
@@ -59,25 +57,8 @@ class WriteResult:
     def __format__(self, spec: str) -> str:
         return format(self.instant_time, spec)
 
-    def __eq__(self, other) -> bool:
-        """Equal to its instant-time string too: results were that string before, and callers still compare,
-        sort and look them up beside plain instant times."""
-        if isinstance(other, WriteResult):
-            return self._fields() == other._fields()
-        if isinstance(other, str):
-            return self.instant_time == other
-        return NotImplemented
-
-    def __lt__(self, other) -> bool:
-        if isinstance(other, (WriteResult, str)):
-            return self.instant_time < str(other)
-        return NotImplemented
-
     def __hash__(self) -> int:
-        return hash(self.instant_time)   # as its instant string's, so both find the same dict/set entry
-
-    def _fields(self) -> tuple:
-        return (self.instant_time, self.operation, self.write_stats, self.index_stats, self.failed_services)
+        return hash(self.instant_time)   # equal results share their instant; the stats lists are not hashable
 
     @property
     def num_writes(self) -> int:

@@ -45,8 +45,9 @@ class RollbackError(TimelineError):
 
 
 # --- public API ---------------------------------------------------------------------------------------------
-def rollback_to_instant(spark, path, instant_time: str) -> bool:
-    """Roll back the latest completed commit `instant_time` (Hudi's `rollback_to_instant` procedure)."""
+def rollback_to_instant(spark, path, instant_time: str) -> dict:
+    """Roll back the latest completed commit `instant_time` (Hudi's `rollback_to_instant` procedure); returns the
+    HoodieRollbackMetadata record."""
     table = HudiTable.load(str(path))
     instant_time = normalize_instant_argument(instant_time)
     finish_pending_rollbacks(table)
@@ -72,8 +73,7 @@ def rollback_to_instant(spark, path, instant_time: str) -> bool:
                             f"({', '.join(str(i) for i in later)}); finish or roll them back first")
     _refuse_if_cleaned(table, timeline, target)
     _refuse_if_last_active_write(table, timeline, target)
-    rollback(table, _resolve_action(table.storage, target), timeline)
-    return True
+    return rollback(table, _resolve_action(table.storage, target), timeline)
 
 
 def _refuse_if_cleaned(table: HudiTable, timeline: Timeline, target: Instant) -> None:
@@ -117,16 +117,16 @@ def _refuse_if_last_active_write(table: HudiTable, timeline: Timeline, target: I
         "timeline (hoodie.keep.min.commits / hoodie.keep.max.commits)")
 
 
-def restore_to_savepoint(spark, path, instant_time: str) -> bool:
-    """Restore the table to the savepoint `instant_time` (Hudi's `rollback_to_savepoint` procedure)."""
+def restore_to_savepoint(spark, path, instant_time: str) -> dict:
+    """Restore the table to the savepoint `instant_time` (Hudi's `rollback_to_savepoint` procedure); returns the
+    HoodieRestoreMetadata record."""
     table = HudiTable.load(str(path))
     instant_time = normalize_instant_argument(instant_time)
     existing = savepoint_times(table.timeline())
     if instant_time not in existing:
         raise TimelineError(f"cannot restore table {table.storage.base_uri} to {instant_time}: there is no savepoint "
                             f"at that instant; savepoints: {', '.join(existing) or 'none'}")
-    restore(table, instant_time, savepoint=True)
-    return True
+    return restore(table, instant_time, savepoint=True)
 
 
 def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> dict:

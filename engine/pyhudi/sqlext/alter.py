@@ -180,23 +180,24 @@ def drop_partitions(spark: SparkSession, entry: catalog.CatalogEntry, action: ex
 
 
 def _delete_partitions(spark: SparkSession, entry: catalog.CatalogEntry, paths: list[str]) -> None:
-    import pyhudi
+    from pyhudi.client.write import delete_partitions
     from pyhudi.sqlext.dml import table_write_options
-    commits.record(pyhudi.delete_partitions(spark, entry.location, paths, table_write_options(spark, entry)))
+    commits.record(delete_partitions(spark, entry.location, paths, table_write_options(spark, entry)))
 
 
 def truncate(spark: SparkSession, entry: catalog.CatalogEntry, stmt: exp.TruncateTable) -> None:
     """TRUNCATE TABLE t PARTITION (...): a delete_partition replacecommit of the matching partitions (Hudi drops
     them for a lazy clean). TRUNCATE TABLE t: the data and timeline are deleted and the table is initialised
-    again from its hoodie.properties, as Hudi's TruncateHoodieTableCommand (pyhudi.sqlext.truncate)."""
+    again from its hoodie.properties, as Hudi's TruncateHoodieTableCommand (pyhudi.client.truncate)."""
     partition = stmt.args.get("partition")
     if partition is not None:
         found = matching_partitions(entry, spec_values(partition), "TRUNCATE TABLE ... PARTITION on")
         if found:
             _delete_partitions(spark, entry, found)
         return
-    from pyhudi.sqlext.truncate import truncate_table
-    truncate_table(entry.location)
+    from pyhudi.client.truncate import truncate_table
+    from pyhudi.sqlext.dml import table_write_options
+    truncate_table(entry.location, table_write_options(spark, entry))
     spark.catalog.refreshTable(entry.qualified)
 
 

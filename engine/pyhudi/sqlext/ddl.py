@@ -18,6 +18,7 @@ from pyspark.sql import types as T
 from sqlglot import exp
 
 from pyhudi import config as C
+from pyhudi.client import drop
 from pyhudi.errors import SqlError
 from pyhudi.sqlext import catalog
 from pyhudi.sqlext import location as location_rules
@@ -289,7 +290,7 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
              comment: str | None = None):
     """CREATE OR REPLACE over an existing table: the new table is built in a staging folder beside `path` first
     (its query may read the old table, and a failing query leaves the old table as it was). A Hudi table in the
-    same folder is then swapped out for it (pyhudi.sqlext.replace), and the catalog entry replaced (dropped and
+    same folder is then swapped out for it (pyhudi.client.replace), and the catalog entry replaced (dropped and
     registered again: for that moment the name is unknown); any other old table goes first and the staged files
     move in."""
     staging = f"{path.rstrip('/')}.pyhudi-replace-{uuid.uuid4().hex[:12]}"
@@ -304,8 +305,8 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
         raise
     from pyhudi.table import HudiTable
     if existing.is_hudi and _same_path(existing.location, path) and HudiTable.exists(path):
-        from pyhudi.sqlext.replace import swap_in
-        swap_in(staging, path)            # readers see the old table or the new one (pyhudi.sqlext.replace)
+        from pyhudi.client.replace import swap_in
+        swap_in(staging, path)            # readers see the old table or the new one (pyhudi.client.replace)
         if existing.managed:
             catalog.mark_external(spark, existing)   # the metastore must not delete the folder: it is the new table's
         spark.sql(f"DROP TABLE {existing.qualified}")
@@ -339,7 +340,7 @@ def drop_table(spark: SparkSession, entry: catalog.CatalogEntry, purge: bool) ->
         catalog.mark_external(spark, entry)
     spark.sql(f"DROP TABLE {entry.qualified}")
     if entry.is_hudi and (entry.managed or purge):
-        location_rules.delete_table_files(entry.location)
+        drop.delete_table_files(entry.location)
 
 
 def add_columns(spark: SparkSession, entry: catalog.CatalogEntry, defs: list[exp.ColumnDef]) -> None:

@@ -39,7 +39,7 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     """One Hudi commit of `df` (data columns by name) to the catalog table. `prepped`: an UPDATE or DELETE, which
     Hudi writes as a prepped write unless hoodie.spark.sql.optimized.writes.enable=false (the commit records
     UPSERT_PREPPED / DELETE_PREPPED, and _hoodie.spark.sql.writes.prepped=true in its extraMetadata)."""
-    import pyhudi
+    from pyhudi.client.write import write
     options = table_write_options(spark, entry)
     options.update(extra or {})
     if prepped and C.config_of(options).get(C.SQL_OPTIMIZED_WRITES):
@@ -54,7 +54,7 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     options[C.OPERATION.key] = operation
     # SQL table columns are nullable (as in Hudi's catalog tables); a literal's NOT NULL must not reach the schema
     df = df.select(*[F.when(F.col(f"`{c}`").isNotNull(), F.col(f"`{c}`")).alias(c) for c in df.columns])
-    result = pyhudi.write(df, entry.location, options)
+    result = write(df, entry.location, options)
     commits.record(result)
     return result
 

@@ -25,7 +25,7 @@ def explain_rows(spark: SparkSession, path: str, options: dict, args: dict) -> l
     bytes_written), then 'summary' and 'index' rows (metric, value)."""
     from pyhudi.client.explain import explain_write
     from pyhudi.sqlext.dml import insert_operation
-    from pyhudi.sqlext.router import sql
+    from pyhudi.sqlext.query import select
     from pyhudi.table import HudiTable
 
     query = args.get("query")
@@ -38,7 +38,7 @@ def explain_rows(spark: SparkSession, path: str, options: dict, args: dict) -> l
     # as an INSERT INTO (sqlext.dml.write_rows): a table with a key and an ordering field keeps one row per key
     options.setdefault(C.COMBINE_BEFORE_INSERT.key,
                        str(bool(options.get(C.PRECOMBINE.key) and options.get(C.RECORD_KEY.key))).lower())
-    plan = explain_write(sql(spark, str(query)), path, options)
+    plan = explain_write(select(spark, str(query)), path, options)
     rows = [("file_group", g.partition_path, g.file_id, g.action, g.num_inserts, g.num_updates, g.num_deletes,
              g.existing_bytes, g.bytes_written, None, None) for g in plan.file_groups]
     head = {"operation": plan.operation, "table_type": plan.table_type, "index_type": plan.index_type,

@@ -39,15 +39,6 @@ def target(spark: SparkSession, args: dict) -> tuple[str, dict]:
     return entry.location, settings.combine(spark, entry.properties, {})
 
 
-def engine(name: str):
-    """The public pyhudi function a procedure calls (imported lazily: the SQL layer sits above the client)."""
-    import pyhudi
-    function = getattr(pyhudi, name, None)
-    if function is None:
-        raise SqlError(f"pyhudi.{name} is not available yet in this build of pyhudi")
-    return function
-
-
 def table_and_timeline(path: str):
     """(HudiTable, its timeline) of a base path."""
     from pyhudi.table import HudiTable

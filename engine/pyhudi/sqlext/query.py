@@ -56,10 +56,10 @@ class Resolver:
 def read_entry(spark: SparkSession, entry: catalog.CatalogEntry, options: dict | None = None) -> DataFrame:
     """The table's rows with the catalog's columns and types (columns added by ALTER TABLE and not written
     yet read as nulls)."""
-    import pyhudi
+    from pyhudi.reader import read
     from pyhudi.errors import NotAHudiTableError
     try:
-        df = pyhudi.read(spark, entry.location, options)
+        df = read(spark, entry.location, options)
     except NotAHudiTableError:
         if _being_created(entry.location):
             return spark.createDataFrame([], entry.schema)
@@ -100,6 +100,16 @@ def has_hudi_reference(resolver: Resolver, tree: exp.Expression) -> bool:
         if resolver.hudi_entry(table) is not None:
             return True
     return False
+
+
+def select(spark: SparkSession, text: str) -> DataFrame:
+    """The DataFrame of one SELECT, its Hudi table references read by pyhudi (as pyhudi.sql runs a query)."""
+    import sqlglot
+    tree = sqlglot.parse_one(text, read="spark")
+    resolver = Resolver(spark)
+    if isinstance(tree, exp.Query) and has_hudi_reference(resolver, tree):
+        return spark.sql(rewrite(resolver, tree).sql("spark"))
+    return spark.sql(text)
 
 
 def rewrite(resolver: Resolver, tree: exp.Expression) -> exp.Expression:
@@ -160,10 +170,10 @@ def table_changes(resolver: Resolver, call: exp.Anonymous) -> DataFrame:
     entry = resolver.entry_by_name(target) if "/" not in target else None
     if entry is not None and entry.is_hudi:
         if fmt == "cdc":   # CDC rows have their own columns, not the table's
-            import pyhudi
-            return pyhudi.read(resolver.spark, entry.location, options)
+            from pyhudi.reader import read
+            return read(resolver.spark, entry.location, options)
         return read_entry(resolver.spark, entry, options)
     if entry is None and "/" in target:
-        import pyhudi
-        return pyhudi.read(resolver.spark, target, options)
+        from pyhudi.reader import read
+        return read(resolver.spark, target, options)
     raise SqlError(f"hudi_table_changes: {target!r} is not a Hudi table in the catalog nor a table path")

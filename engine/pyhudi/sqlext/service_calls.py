@@ -6,9 +6,10 @@ from __future__ import annotations
 from pyspark.sql import types as T
 
 from pyhudi import config as C
+from pyhudi.client import maintenance
 from pyhudi.errors import SqlError
 from pyhudi.sqlext.call_args import Param
-from pyhudi.sqlext.procedure_registry import (engine, options_argument, procedure, schema, table_and_timeline,
+from pyhudi.sqlext.procedure_registry import (options_argument, procedure, schema, table_and_timeline,
                                               table_path, target)
 
 _S, _L, _I, _B, _D = T.StringType(), T.LongType(), T.IntegerType(), T.BooleanType(), T.DoubleType()
@@ -21,7 +22,7 @@ _COMPACTION_OUT = schema(("timestamp", _S), ("operation_size", _I), ("state", _S
 def _run_compaction(spark, args):
     """Schedule and/or execute merge-on-read compaction (op: schedule, run/execute, scheduleAndExecute); to run,
     `instants` (comma-separated) picks pending plans and `limit` caps how many run, oldest first."""
-    import pyhudi
+    from pyhudi.client.compaction import compact
     path, settings = target(spark, args)
     op = str(args["op"]).lower()
     ops = {"schedule": "schedule", "run": "execute", "execute": "execute", "scheduleandexecute": "scheduleAndExecute"}
@@ -36,9 +37,9 @@ def _run_compaction(spark, args):
     if ops[op] == "execute" and picked and not args.get("timestamp"):
         done = []
         for instant in _pending_compactions(path, args.get("instants"), args.get("limit")):
-            done += pyhudi.compact(spark, path, "execute", instant, options) or []
+            done += compact(spark, path, "execute", instant, options) or []
         return _compactions(path, set(done))
-    instants = pyhudi.compact(spark, path, ops[op], args.get("timestamp"), options) or []
+    instants = compact(spark, path, ops[op], args.get("timestamp"), options) or []
     return _compactions(path, set(instants))
 
 
@@ -130,9 +131,10 @@ def _run_clean(spark, args):
                      ("file_versions_retained", C.CLEANER_FILE_VERSIONS_RETAINED.key)):
         if args.get(arg) is not None:
             options[key] = str(args[arg])
-    result = engine("clean")(spark, path, options)
-    if not result:
+    cleaned = maintenance.clean(spark, path, options)
+    if cleaned is None:
         return []
+    result = cleaned.metadata
     return [(result.get("startCleanTime"), result.get("timeTakenInMillis"), result.get("totalFilesDeleted"),
              result.get("earliestCommitToRetain"), str(result.get("bootstrapPartitionMetadata") or "{}"),
              result.get("version", 2))]
@@ -143,7 +145,7 @@ def _run_clean(spark, args):
                                Param("enable_metadata", default=False)], schema(("result", _I)))
 def _archive_commits(spark, args):
     """Move old completed instants to the archived timeline (0 = success, as Hudi returns)."""
-    engine("archive")(spark, table_path(spark, args), {C.KEEP_MIN_COMMITS.key: str(args["min_commits"]),
-                                                    C.KEEP_MAX_COMMITS.key: str(args["max_commits"]),
-                                                    C.CLEANER_COMMITS_RETAINED.key: str(args["retain_commits"])})
+    maintenance.archive(spark, table_path(spark, args), {C.KEEP_MIN_COMMITS.key: str(args["min_commits"]),
+                                                         C.KEEP_MAX_COMMITS.key: str(args["max_commits"]),
+                                                         C.CLEANER_COMMITS_RETAINED.key: str(args["retain_commits"])})
     return [(0,)]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pyspark.sql import types as T
 
+from pyhudi.client import undo
 from pyhudi.errors import SqlError
 from pyhudi.sqlext.call_args import Param
-from pyhudi.sqlext.procedure_registry import engine, procedure, schema, table_and_timeline, table_path
+from pyhudi.sqlext.procedure_registry import procedure, schema, table_and_timeline, table_path
 
 _S, _L, _I, _B, _D = T.StringType(), T.LongType(), T.IntegerType(), T.BooleanType(), T.DoubleType()
 
@@ -100,32 +101,35 @@ def _show_commit_files(spark, args):
            schema(("rollback_result", _B)))
 def _rollback_to_instant(spark, args):
     """Roll back one commit (the latest) of the table."""
-    return [(bool(engine("rollback_to_instant")(spark, table_path(spark, args), str(args["instant_time"]))),)]
+    undo.rollback_to_instant(spark, table_path(spark, args), str(args["instant_time"]))
+    return [(True,)]
 
 
 @procedure("create_savepoint", [Param("table", True), Param("commit_time", True), Param("user", default=""),
                                 Param("comments", default="")], schema(("create_savepoint_result", _B)))
 def _create_savepoint(spark, args):
     """Savepoint a completed commit (its files survive cleaning)."""
-    engine("create_savepoint")(spark, table_path(spark, args), str(args["commit_time"]), args["user"] or "",
-                                args["comments"] or "")
+    undo.create_savepoint(spark, table_path(spark, args), str(args["commit_time"]), args["user"] or "",
+                          args["comments"] or "")
     return [(True,)]
 
 
 @procedure("show_savepoints", [Param("table", True)], schema(("savepoint_time", _S)))
 def _show_savepoints(spark, args):
     """Savepointed instants, newest first."""
-    return [(t,) for t in engine("show_savepoints")(spark, table_path(spark, args))]
+    return [(i.time,) for i in undo.show_savepoints(spark, table_path(spark, args))]
 
 
 @procedure("delete_savepoint", [Param("table", True), Param("instant_time", True)],
            schema(("delete_savepoint_result", _B)))
 def _delete_savepoint(spark, args):
-    return [(bool(engine("delete_savepoint")(spark, table_path(spark, args), str(args["instant_time"]))),)]
+    undo.delete_savepoint(spark, table_path(spark, args), str(args["instant_time"]))
+    return [(True,)]
 
 
 @procedure("rollback_to_savepoint", [Param("table", True), Param("instant_time", True)],
            schema(("rollback_savepoint_result", _B)))
 def _rollback_to_savepoint(spark, args):
     """Restore the table to a savepoint."""
-    return [(bool(engine("restore_to_savepoint")(spark, table_path(spark, args), str(args["instant_time"]))),)]
+    undo.restore_to_savepoint(spark, table_path(spark, args), str(args["instant_time"]))
+    return [(True,)]

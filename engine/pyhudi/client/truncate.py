@@ -3,47 +3,51 @@ and timeline are deleted and the table is initialised again from its own hoodie.
 with no instants (and later writes start a new history).
 
 Two differences from Hudi, both for safety: only the table's own files go (Hudi deletes the whole folder; a
-LOCATION may hold other people's files, see pyhudi.sqlext.location), and the order keeps the table readable if
+LOCATION may hold other people's files, see pyhudi.client.drop), and the order keeps the table readable if
 the process dies half-way. The completed instants go first, newest first, so every moment in between shows an
 earlier snapshot or an empty table (never a commit whose files are gone); then the rest of `.hoodie` (plans,
 archive, markers, heartbeats) except hoodie.properties; then the data files; then hoodie.properties is written
-again. The create schema becomes the table's latest writer schema, so a read of the empty table keeps columns
+again. All of it runs under the table lock (hoodie.write.lock.*), which is kept. The create schema becomes the table's latest writer schema, so a read of the empty table keeps columns
 added since it was created.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Mapping
 
 from pyarrow import fs as pafs
 
 from pyhudi import config as C
-from pyhudi.sqlext.location import is_table_file
+from pyhudi.client.drop import is_table_file
+from pyhudi.services.lock import FileSystemLock, table_lock
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
 
 _PROPERTIES = f"{METAFOLDER}/hoodie.properties"
 
 
-def truncate_table(location: str) -> None:
-    """Delete every instant and data file of the Hudi table at `location` and re-initialise it."""
+def truncate_table(location: str, options: Mapping[str, str] | None = None) -> None:
+    """Delete every instant and data file of the Hudi table at `location` and re-initialise it, holding the table
+    lock (hoodie.write.lock.*) so that no commit or table service publishes in between."""
     from pyhudi.table import HudiTable
     from pyhudi.table.metadata_table import drop_metadata_table
 
     table = HudiTable.load(location)
-    if drop_metadata_table(table.storage):   # first: no reader may list files from it while the instants go
-        table = HudiTable.load(location)     # its hoodie.properties changed
-    values = dict(table.properties.values)
-    schema = table.latest_avro_schema()
-    if schema is not None:
-        values[C.TABLE_CREATE_SCHEMA.key] = json.dumps(schema, separators=(",", ":"))
-    storage = table.storage
-    for instant in reversed(table.timeline().instants):
-        if instant.is_completed:
-            storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
-    _delete_metadata(storage)
-    _delete_data_files(storage)
-    HudiTable.create(location, values)
+    with table_lock(table.storage, options) as lock:
+        if drop_metadata_table(table.storage):   # first: no reader may list files from it while the instants go
+            table = HudiTable.load(location)     # its hoodie.properties changed
+        values = dict(table.properties.values)
+        schema = table.latest_avro_schema()
+        if schema is not None:
+            values[C.TABLE_CREATE_SCHEMA.key] = json.dumps(schema, separators=(",", ":"))
+        storage = table.storage
+        for instant in reversed(table.timeline().instants):
+            if instant.is_completed:
+                storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
+        _delete_metadata(storage, lock)
+        _delete_data_files(storage)
+        HudiTable.create(location, values)
 
 
 def _entries(storage: Storage, relative: str, recursive: bool = False) -> list[pafs.FileInfo]:
@@ -51,11 +55,13 @@ def _entries(storage: Storage, relative: str, recursive: bool = False) -> list[p
     return storage.fs.get_file_info(selector)
 
 
-def _delete_metadata(storage: Storage) -> None:
-    """Everything under .hoodie except hoodie.properties (pending instants, plans, archive, markers ...)."""
+def _delete_metadata(storage: Storage, lock: FileSystemLock) -> None:
+    """Everything under .hoodie except hoodie.properties and the held lock (pending instants, plans, archive,
+    markers ...)."""
+    held = lock.relative if lock.storage.base_uri == storage.base_uri else None
     for info in _entries(storage, METAFOLDER):
         relative = f"{METAFOLDER}/{info.base_name}"
-        if relative == _PROPERTIES:
+        if relative in (_PROPERTIES, held):
             continue
         if info.type == pafs.FileType.Directory:
             storage.delete_dir(relative)

@@ -25,7 +25,7 @@ import uuid
 from pyarrow import fs as pafs
 
 from pyhudi.file_group.naming import PARTITION_METAFILE
-from pyhudi.sqlext.location import is_table_file
+from pyhudi.client.drop import is_table_file
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
 

@@ -1,0 +1,44 @@
+"""The cleaner and the archiver as the client runs them (`pyhudi.Table.maintenance`, `pyhudi.clean`,
+`pyhudi.archive`, CALL run_clean / archive_commits): each result is typed, with Hudi's own metadata kept beside it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyhudi.services import archive as archiver
+from pyhudi.services import clean as cleaner
+from pyhudi.table import HudiTable
+from pyhudi.timeline import Instant
+
+
+@dataclass(frozen=True)
+class CleanResult:
+    """A completed clean: its instant, what it deleted per partition, and Hudi's HoodieCleanMetadata record."""
+
+    instant_time: str
+    files_deleted: int
+    earliest_commit_to_retain: str | None
+    deleted_files: dict[str, list[str]]
+    metadata: dict = field(repr=False)
+
+    @classmethod
+    def of(cls, metadata: dict) -> "CleanResult":
+        partitions = metadata.get("partitionMetadata") or {}
+        return cls(instant_time=str(metadata["startCleanTime"]),
+                   files_deleted=int(metadata.get("totalFilesDeleted") or 0),
+                   earliest_commit_to_retain=metadata.get("earliestCommitToRetain") or None,
+                   deleted_files={p: list(m.get("successDeleteFiles") or []) for p, m in partitions.items()},
+                   metadata=metadata)
+
+
+def clean(spark, path, options: dict | None = None) -> CleanResult | None:
+    """Run Hudi's cleaner now (pending cleans first); None when nothing was due."""
+    metadata = cleaner.clean(spark, str(path), options)
+    return None if metadata is None else CleanResult.of(metadata)
+
+
+def archive(spark, path, options: dict | None = None) -> list[Instant]:
+    """Archive what hoodie.keep.min/max.commits make due; the archived instants (completed), oldest first."""
+    before = {i.time: i for i in HudiTable.load(str(path)).timeline().instants if i.is_completed}
+    times = archiver.archive(spark, str(path), options)
+    return [before[t] for t in times if t in before]

@@ -1,0 +1,59 @@
+"""Undoing commits as the client runs them (`pyhudi.Table.rollback` and `.savepoints`, the free functions, CALL
+rollback_to_instant and the savepoint procedures): rollback of the latest commit, savepoints, and restore to a
+savepoint. Results are typed, with Hudi's own metadata records kept beside them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyhudi.services import rollback as rollbacks
+from pyhudi.services import savepoint as savepoints
+from pyhudi.timeline import RESTORE, ROLLBACK, SAVEPOINT, Instant
+
+
+@dataclass(frozen=True)
+class RollbackResult:
+    """A completed rollback or restore: its own instant, the commits it undid (newest first), the files it
+    deleted, and Hudi's HoodieRollbackMetadata / HoodieRestoreMetadata record."""
+
+    instant: Instant
+    rolled_back: list[str]
+    files_deleted: int
+    metadata: dict = field(repr=False)
+
+    @classmethod
+    def of_rollback(cls, metadata: dict) -> "RollbackResult":
+        return cls(Instant(str(metadata["startRollbackTime"]), ROLLBACK), list(metadata.get("commitsRollback") or []),
+                   int(metadata.get("totalFilesDeleted") or 0), metadata)
+
+    @classmethod
+    def of_restore(cls, metadata: dict) -> "RollbackResult":
+        deleted = sum(int(m.get("totalFilesDeleted") or 0)
+                      for ms in (metadata.get("hoodieRestoreMetadata") or {}).values() for m in ms)
+        return cls(Instant(str(metadata["startRestoreTime"]), RESTORE), list(metadata.get("instantsToRollback") or []),
+                   deleted, metadata)
+
+
+def rollback_to_instant(spark, path, instant_time: str) -> RollbackResult:
+    """Roll back the latest completed commit `instant_time` under a `rollback` instant."""
+    return RollbackResult.of_rollback(rollbacks.rollback_to_instant(spark, str(path), instant_time))
+
+
+def restore_to_savepoint(spark, path, instant_time: str) -> RollbackResult:
+    """Roll back every instant after the savepoint `instant_time`, newest first, under one `restore` instant."""
+    return RollbackResult.of_restore(rollbacks.restore_to_savepoint(spark, str(path), instant_time))
+
+
+def create_savepoint(spark, path, instant_time: str | None = None, user: str = "", comments: str = "") -> Instant:
+    """Savepoint a completed commit (default the latest): the cleaner keeps its files; returns the savepoint."""
+    return Instant(savepoints.create_savepoint(spark, str(path), instant_time, user, comments), SAVEPOINT)
+
+
+def delete_savepoint(spark, path, instant_time: str) -> None:
+    """Remove the savepoint at `instant_time` (TimelineError naming the savepoints when there is none)."""
+    savepoints.delete_savepoint(spark, str(path), instant_time)
+
+
+def show_savepoints(spark, path) -> list[Instant]:
+    """The table's savepoints, oldest first."""
+    return [Instant(t, SAVEPOINT) for t in savepoints.show_savepoints(spark, str(path))]
