@@ -9,9 +9,7 @@ import sys
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
-from pyhudi import metastore
-
-
+from pyhudi.spark import metastore
 def activate(spark: SparkSession) -> SparkSession:
     """Register the `hudi` Python data source in a session the caller built."""
     from pyhudi.reader.datasource import HudiDataSource
@@ -26,7 +24,7 @@ def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name
     The Spark SQL warehouse and the embedded Derby metastore live in `warehouse_dir` (default: ./spark-warehouse),
     so tables registered in the catalog survive between sessions. Derby serves one process: with `metastore_url`
     (or PYHUDI_METASTORE_URL) `postgresql://user:password@host:port/db`, the catalog is a Hive metastore in
-    PostgreSQL that several processes share (pyhudi/metastore.py). Extra Spark settings are passed as keyword
+    PostgreSQL that several processes share (pyhudi/spark/metastore.py). Extra Spark settings are passed as keyword
     arguments with Spark's names, e.g. `session(**{"spark.sql.shuffle.partitions": "4"})`.
 
     Every setting that changes what a query or a write gives keeps Spark's default (the session time zone is the

@@ -109,9 +109,9 @@ class SparkJobs:
                 "driver_only": round(wall - covered, 3)}
 
 
-# modules that import pyhudi.actions.spark_jobs.collect_or_raise by name (the writer's are being reshaped: a module
+# modules that import pyhudi.commit.spark_jobs.collect_or_raise by name (the writer's are being reshaped: a module
 # that no longer exists or no longer uses it is skipped)
-COLLECT_USERS = ("pyhudi.writer.write_action", "pyhudi.services.compaction", "pyhudi.client.compaction")
+COLLECT_USERS = ("pyhudi.writer.write_action", "pyhudi.services.compaction.run", "pyhudi.client.compaction")
 
 
 def label_collects(spark):
@@ -121,7 +121,7 @@ def label_collects(spark):
     import sys
 
     try:
-        from pyhudi.actions import spark_jobs
+        from pyhudi.commit import spark_jobs
         original = spark_jobs.collect_or_raise
     except (ImportError, AttributeError):
         return lambda: None

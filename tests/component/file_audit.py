@@ -14,10 +14,10 @@ import posixpath
 
 import pyarrow.parquet as pq
 
-from pyhudi.actions.timeline_metadata import read_cleaner_plan
+from pyhudi.commit.timeline_metadata import read_cleaner_plan
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.services.archive import read_archived_entries
-from pyhudi.services.clean import read_clean_metadata
+from pyhudi.services.clean.run import read_clean_metadata
 from pyhudi.table import HudiTable
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import pyhudi
-from pyhudi.actions.timeline_metadata import savepoint_metadata
+from pyhudi.commit.timeline_metadata import savepoint_metadata
 from pyhudi.errors import TimelineError
 from support import hudi_rs_read, rows
 

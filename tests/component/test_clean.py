@@ -15,7 +15,8 @@ import pyhudi
 from pyhudi import errors
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.services.archive import archive_after_commit
-from pyhudi.services.clean import _schedule, CleanOptions, clean_after_commit, read_cleaner_plan
+from pyhudi.transaction.lock import table_lock
+from pyhudi.services.clean.run import _schedule, CleanOptions, clean_after_commit, read_cleaner_plan
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN, Instant, State, transition_to_inflight
 from support import hudi_rs_read, rows
@@ -258,7 +259,7 @@ def test_automatic_clean_after_commits_and_its_cost(spark, tmp_path):
     started = time.perf_counter()
     for _ in range(5):
         clean_after_commit(spark, path, opts)          # the client's post-commit hooks: cleaner, then archiver
-        archive_after_commit(spark, path, opts)
+        archive_after_commit(spark, path, opts, table_lock)
     per_call = (time.perf_counter() - started) / 5
     assert len(HudiTable.load(str(path)).timeline().completed([CLEAN])) == 1
     assert per_call < 1.0, per_call

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pyhudi
-from pyhudi.actions.retention import CleanOptions
+from pyhudi.commit.retention import CleanOptions
 from pyhudi.file_group.naming import parse_base_file_name
-from pyhudi.services.clean_planner import plan_clean
+from pyhudi.services.clean.plan import plan_clean
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
 from support import rows

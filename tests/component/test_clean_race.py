@@ -5,8 +5,8 @@ service — the clean is done."""
 from __future__ import annotations
 
 import pyhudi
-from pyhudi.actions.retention import CleanOptions
-from pyhudi.services import clean as clean_service
+from pyhudi.commit.retention import CleanOptions
+from pyhudi.services.clean import run as clean_service
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN, Instant, State
 

@@ -14,9 +14,9 @@ import pyhudi
 from pyhudi import timeline as tl
 from pyhudi.errors import ConfigError
 from pyhudi.file_group.naming import parse_base_file_name
-from pyhudi.services import async_clean
-from pyhudi.services import clean as clean_service
-from pyhudi.services import clean_planner
+from pyhudi.services.clean import background as async_clean
+from pyhudi.services.clean import run as clean_service
+from pyhudi.services.clean import plan as clean_planner
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN
 from support import hudi_rs_read, rows

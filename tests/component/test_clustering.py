@@ -185,9 +185,8 @@ def test_mor_clustering_merges_log_files(spark, tmp_path):
 
 
 def test_failed_execution_is_rolled_back_by_the_next_run(spark, tmp_path, monkeypatch):
-    from pyhudi.actions.commit import InstantCommit
-    from pyhudi.services import clustering as action
-
+    from pyhudi.commit.instant_commit import InstantCommit
+    from pyhudi.services.clustering import run as action
     path = tmp_path / "crash"
     opts = _small_files_table(spark, path, batches=3, per_batch=20)
     before = rows(pyhudi.read(spark, str(path)), CORE)
@@ -243,7 +242,7 @@ def test_a_write_to_a_planned_file_group_aborts_the_clustering(spark, tmp_path):
 
 
 def test_update_strategy_rejects_updates_to_pending_file_groups():
-    from pyhudi.services.clustering_plan import ALLOW_UPDATES, check_update_allowed
+    from pyhudi.services.clustering.plan import ALLOW_UPDATES, check_update_allowed
 
     pending = {("sf", "f1"): "20240101000000000"}
     check_update_allowed(pending, "sf", "f2", "t")                     # not under clustering
@@ -253,7 +252,7 @@ def test_update_strategy_rejects_updates_to_pending_file_groups():
 
 
 def test_plan_strategy_options(spark, tmp_path):
-    from pyhudi.services.clustering_strategy import ClusteringOptions, generate_plan
+    from pyhudi.services.clustering.strategy import ClusteringOptions, generate_plan
 
     path = tmp_path / "opts"
     _small_files_table(spark, path, batches=4, per_batch=20)

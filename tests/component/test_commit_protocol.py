@@ -58,7 +58,7 @@ def _unlisted_data_files(path) -> list[str]:
 
 # --- 13.3: an error after the completed instant exists undoes nothing --------------------------------------------
 def test_failed_lock_release_after_commit_keeps_the_commit(spark, tmp_path, monkeypatch):
-    from pyhudi.services.lock import FileSystemLock
+    from pyhudi.transaction.lock import FileSystemLock
 
     path = tmp_path / "t"
     options = _options("rel", **{"hoodie.write.concurrency.mode": "optimistic_concurrency_control"})
@@ -82,7 +82,7 @@ def test_failed_lock_release_after_commit_keeps_the_commit(spark, tmp_path, monk
 
 
 def test_failed_heartbeat_stop_after_commit_keeps_the_commit(spark, tmp_path, monkeypatch):
-    from pyhudi.services.heartbeat import Heartbeat
+    from pyhudi.transaction.heartbeat import Heartbeat
 
     path = tmp_path / "t"
     options = _options("hb", **{"hoodie.write.concurrency.mode": "optimistic_concurrency_control"})
@@ -101,8 +101,8 @@ def test_failed_heartbeat_stop_after_commit_keeps_the_commit(spark, tmp_path, mo
 # --- 13.8: a post-commit service failure leaves the write committed ---------------------------------------------
 def test_post_commit_service_failure_reports_the_commit(spark, tmp_path, monkeypatch):
     from pyhudi.client import compaction
-    from pyhudi.services import archive, clean
-
+    from pyhudi.services import archive
+    from pyhudi.services.clean import run as clean
     path = tmp_path / "t"
     options = _options("svc", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ",
                                  "hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1"})
@@ -245,7 +245,7 @@ def test_overwrite_reading_itself(spark, tmp_path):
 def test_writer_whose_lock_was_taken_over_publishes_nothing(spark, tmp_path, monkeypatch):
     import json
 
-    from pyhudi.services.lock import LockLostError
+    from pyhudi.transaction.lock import LockLostError
     from pyhudi.transaction.write_transaction import WriteTransaction
 
     path = tmp_path / "t"
@@ -277,7 +277,7 @@ def test_compaction_plan_outside_the_table_is_refused(spark, tmp_path, field):
     import dataclasses
 
     from pyhudi.errors import CorruptFileError
-    from pyhudi.services.compaction_plan import CompactionPlan, read_compaction_plan
+    from pyhudi.services.compaction.plan import CompactionPlan, read_compaction_plan
 
     path = tmp_path / "t"
     options = _options("escape", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})

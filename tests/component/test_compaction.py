@@ -21,9 +21,9 @@ from pyhudi.merge import OVERWRITE_WITH_LATEST
 from pyhudi.reader.file_slice_reader import read_file_slice
 from pyhudi.reader.plan import table_schema
 from pyhudi.schema import with_meta_fields_avro, avro_json
-from pyhudi.services.heartbeat import Heartbeat
+from pyhudi.transaction.heartbeat import Heartbeat
 from pyhudi.client.compaction import compact, run_inline_compaction_if_due, schedule_compaction
-from pyhudi.services.compaction import execute_compaction, read_compaction_plan, should_compact
+from pyhudi.services.compaction.run import execute_compaction, read_compaction_plan, should_compact
 from pyhudi.table import HudiTable
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, Instant, State, Timeline,
                              create_requested, new_instant_time, transition_to_completed, transition_to_inflight)

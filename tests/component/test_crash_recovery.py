@@ -174,7 +174,7 @@ def test_crash_points_recover(spark, tmp_path, sized):
 
 
 def test_stale_lock_of_a_killed_writer_expires(spark, tmp_path):
-    from pyhudi.services.lock import FileSystemLock, LockAcquireError
+    from pyhudi.transaction.lock import FileSystemLock, LockAcquireError
 
     path = tmp_path / "t"
     options = {"hoodie.table.name": "lk", "hoodie.datasource.write.recordkey.field": "id",

@@ -235,7 +235,7 @@ def test_log_write_stat_records_where_an_append_starts():
     """On storage that can append, a write extends the slice's latest log file: its HoodieDeltaWriteStat has
     the offset its blocks start at and the bytes it appended (HoodieAppendHandle), so readers and the live-key
     check can tell which commit created the file."""
-    from pyhudi.actions.metadata import write_stat
+    from pyhudi.commit.metadata import write_stat
     from pyhudi.writer.file_writer import WrittenFile, stats_table
     row = stats_table([("a", "fg", WrittenFile("a/.fg_1.log.1_0-1-1", 3, 500, None, None), "1", 0, 3, 0)],
                       log_version=1, base_file="fg_0-1-1_1.parquet", log_offset=1200).to_pylist()[0]

@@ -79,7 +79,7 @@ def test_mor_v6_fixture_matches_hudi_rs(spark, tmp_path_factory, name):
 
 def test_writes_during_a_pending_compaction_and_inline_compaction(spark, tmp_path):
     from pyhudi.client.compaction import schedule_compaction
-    from pyhudi.services.compaction import execute_compaction
+    from pyhudi.services.compaction.run import execute_compaction
 
     path = tmp_path / "pending"
     options = _options("pending")

@@ -7,9 +7,7 @@ import logging
 import re
 
 import pyhudi
-from pyhudi import progress
-
-
+from pyhudi.spark import progress
 def _options(table_type="MERGE_ON_READ", **extra):
     return {"hoodie.table.name": "progress", "hoodie.datasource.write.recordkey.field": "id",
             "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "p",

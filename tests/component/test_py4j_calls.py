@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import functions as F
 
-from pyhudi.py4j_calls import java_strings, map_in_arrow, quoted, select_sql, sql_type
+from pyhudi.spark.jvm import java_strings, map_in_arrow, quoted, select_sql, sql_type
 
 
 def test_java_strings_keep_every_value_in_order(spark):

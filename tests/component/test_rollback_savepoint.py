@@ -10,7 +10,7 @@ import pytest
 
 import pyhudi
 from pyhudi.errors import TimelineError
-from pyhudi.actions.timeline_metadata import savepointed_files
+from pyhudi.commit.timeline_metadata import savepointed_files
 from pyhudi.table import HudiTable
 from support import assert_same_rows_as_hudi_rs, hudi_rs_read, rows
 

@@ -239,8 +239,8 @@ def test_health_report_finds_rows_hidden_by_their_own_replacecommit_and_the_fix_
 
 
 def test_health_report_finds_a_clustered_bucket_table_and_the_fix_makes_it_writable(spark, tmp_path):
-    from pyhudi.services import clustering
-    from pyhudi.services.clustering_strategy import ClusteringOptions
+    from pyhudi.services.clustering import run as clustering
+    from pyhudi.services.clustering.strategy import ClusteringOptions
 
     path = str(tmp_path / "t")
     opts = _bucket_options("MERGE_ON_READ")

@@ -1,5 +1,5 @@
 """A PyHudiError raised inside a Spark task reaches the caller as the same class with its message
-(actions/spark_jobs.collect_or_raise), not wrapped in Spark's PythonException / Py4JJavaError."""
+(commit/spark_jobs.collect_or_raise), not wrapped in Spark's PythonException / Py4JJavaError."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from pyspark import cloudpickle
 
 from pyhudi import errors
-from pyhudi.actions.spark_jobs import collect_or_raise, original_error
+from pyhudi.commit.spark_jobs import collect_or_raise, original_error
 from pyhudi.file_group.log_file import LogFileNameError
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])   # executors cannot import this test module

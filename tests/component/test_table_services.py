@@ -12,7 +12,7 @@ import pyhudi
 from pyhudi.cli import main
 from pyhudi.client import ignored_options
 from pyhudi.errors import WriteConflictError
-from pyhudi.services.compaction_plan import read_compaction_plan
+from pyhudi.services.compaction.plan import read_compaction_plan
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN, COMMIT
 from support import hudi_rs_read, rows

@@ -3,9 +3,9 @@ abort undoes an unfinished instant but never a completed one."""
 
 from __future__ import annotations
 
-from pyhudi.actions.commit import InstantCommit
-from pyhudi.actions.markers import create_marker, marked_files
-from pyhudi.actions.metadata import CommitMetadata
+from pyhudi.commit.instant_commit import InstantCommit
+from pyhudi.commit.markers import create_marker, marked_files
+from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.storage import Storage
 from pyhudi.timeline import COMPACTION, DELTA_COMMIT, Instant, State
 

@@ -7,7 +7,7 @@ import pytest
 
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
-from pyhudi.services.lock import FileSystemLock
+from pyhudi.transaction.lock import FileSystemLock
 from pyhudi.storage import Storage
 
 
@@ -31,7 +31,8 @@ def test_lock_reads_the_typed_config(tmp_path):
 
 
 def test_one_parser_for_layer_declared_options():
-    from pyhudi.services import clustering_strategy, compaction_plan
+    from pyhudi.services.clustering import strategy as clustering_strategy
+    from pyhudi.services.compaction import plan as compaction_plan
     assert compaction_plan.int_option is C.int_option and compaction_plan.bool_option is C.bool_option
     assert C.int_option({"k": " 7"}, "k", 1) == 7 and C.int_option({}, "k", 1) == 1
     assert C.bool_option({"k": "TRUE"}, "k", False) is True and C.bool_option({}, "k", False) is False

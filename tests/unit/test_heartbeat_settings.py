@@ -5,7 +5,7 @@ import pytest
 
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
-from pyhudi.services.heartbeat import heartbeat_settings
+from pyhudi.transaction.heartbeat import heartbeat_settings
 
 INTERVAL, MISSES = "hoodie.client.heartbeat.interval_in_ms", "hoodie.client.heartbeat.tolerable.misses"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pyhudi.services.lock import FileSystemLock, LockLostError
+from pyhudi.transaction.lock import FileSystemLock, LockLostError
 from pyhudi.storage import Storage
 
 
@@ -141,7 +141,7 @@ def test_threads_are_never_inside_together(tmp_path):
 
 WORKER = textwrap.dedent("""
     import os, sys, time
-    from pyhudi.services.lock import FileSystemLock
+    from pyhudi.transaction.lock import FileSystemLock
     from pyhudi.storage import Storage
 
     base, sentinel, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from pyhudi.actions import markers
-from pyhudi.actions.markers import create_marker, marked_files
+from pyhudi.commit import markers
+from pyhudi.commit.markers import create_marker, marked_files
 from pyhudi.storage import Storage
 
 T = "20250101000000000"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyhudi.actions import avro_metadata as avro
-from pyhudi.actions.service_commit import ServiceInstantCommit
+from pyhudi.commit import avro_metadata as avro
+from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.timeline import RESTORE, ROLLBACK, Instant, State, Timeline

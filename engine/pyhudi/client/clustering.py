@@ -1,7 +1,7 @@
 """Clustering as the client runs it: the transaction layer's table-service guard (the lock under OCC, a
 failed-write rollback that leaves live writes alone) around scheduling, the lock again around the commit under
 OCC, and the post-commit hook for inline clustering. `pyhudi.cluster`, `CALL run_clustering` and the hooks call
-these; the action itself is pyhudi.services.clustering."""
+these; the action itself is pyhudi.services.clustering.run."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import warnings
 from pyhudi import config as C
 from pyhudi.errors import ConfigError, TimelineError
 from pyhudi.index import is_simple_bucket_table
-from pyhudi.services import clustering as action
-from pyhudi.services.clustering_strategy import ClusteringOptions
-from pyhudi.services.lock import table_lock
+from pyhudi.services.clustering import run as action
+from pyhudi.services.clustering.strategy import ClusteringOptions
+from pyhudi.transaction.lock import table_lock
 from pyhudi.table import HudiTable
 from pyhudi.timeline import normalize_instant_argument
 from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC

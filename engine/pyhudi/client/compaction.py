@@ -1,6 +1,6 @@
 """Compaction as the client runs it: the transaction layer's table-service guard (the lock under OCC, a failed-write
 rollback that leaves live writes alone) around the compaction action's scheduling, then its execution
-(pyhudi.services.compaction). `pyhudi.compact`, the SQL procedures and the post-commit hook call these."""
+(pyhudi.services.compaction.run). `pyhudi.compact`, the SQL procedures and the post-commit hook call these."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import warnings
 
 from pyhudi import config as C
 from pyhudi.errors import ConfigError, TimelineError
-from pyhudi.services import compaction as action
-from pyhudi.services.compaction_plan import CompactionOptions
+from pyhudi.services.compaction import run as action
+from pyhudi.services.compaction.plan import CompactionOptions
 from pyhudi.table import HudiTable
 from pyhudi.timeline import COMPACTION, normalize_instant_argument
 from pyhudi.transaction.service_guard import table_service_guard
@@ -19,7 +19,7 @@ def schedule_compaction(spark, path, options: dict | None = None, instant_time: 
     """Plan a compaction of the table at `path`; returns its instant time, or None when no file slice has log
     files outside pending compactions (nothing is written then).
 
-    An explicit schedule does not consult the inline trigger (pyhudi.services.compaction.should_compact). Raises
+    An explicit schedule does not consult the inline trigger (pyhudi.services.compaction.run.should_compact). Raises
     TimelineError when a write is pending before the compaction instant, or `instant_time` is not later than the
     timeline.
     """

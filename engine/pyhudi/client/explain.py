@@ -21,7 +21,7 @@ from pyhudi import errors
 from pyhudi.client.dry_run import DryRunStorage
 from pyhudi.client.write import WriteResult
 from pyhudi.keygen import build_key_generator
-from pyhudi.services import clean_trigger
+from pyhudi.services.clean import trigger as clean_trigger
 from pyhudi.table import HudiTable
 from pyhudi.writer.options import (check_fields, check_identity, data_columns, drop_meta_columns,
                                    resolve_write_options, target_schema)

@@ -30,8 +30,8 @@ def _inline_clustering(spark, table: HudiTable, options: dict) -> None:
 
 
 def _clean(spark, table: HudiTable, options: dict) -> None:
-    from pyhudi.services import clean
-    from pyhudi.services.clean_trigger import clean_async
+    from pyhudi.services.clean import run as clean
+    from pyhudi.services.clean.trigger import clean_async
     # hoodie.clean.async: started before the write (client/write.py); wait for it, its error raised here. Without
     # it, a background clean an earlier write of this process left running finishes first (one clean at a time).
     clean.join_async_clean(table.storage.base_uri)
@@ -41,7 +41,8 @@ def _clean(spark, table: HudiTable, options: dict) -> None:
 
 def _archive(spark, table: HudiTable, options: dict) -> None:
     from pyhudi.services import archive
-    archive.archive_after_commit(spark, table.storage.base_uri, options)
+    from pyhudi.transaction.lock import table_lock
+    archive.archive_after_commit(spark, table.storage.base_uri, options, table_lock)
 
 
 # (service, hook, how to run it again by hand), in Hudi's postCommit order

@@ -11,12 +11,12 @@ import warnings
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.services.clean_trigger import CLEAN_TRIGGER_KEYS
+from pyhudi.services.clean.trigger import CLEAN_TRIGGER_KEYS
 
-# hoodie.compaction.* keys the compaction planner and executor read (services/compaction_plan.py)
+# hoodie.compaction.* keys the compaction planner and executor read (services/compaction/plan.py)
 IMPLEMENTED_COMPACTION = {p.key for p in (C.COMPACTION_STRATEGY, C.COMPACTION_TARGET_IO, C.COMPACTION_LOG_SIZE_THRESHOLD,
                                           C.COMPACTION_LOG_NUM_THRESHOLD, C.COMPACTION_PAYLOAD_CLASS)}
-# hoodie.clustering.* keys the clustering planner, executor, inline hook and writer read (services/clustering_plan.py)
+# hoodie.clustering.* keys the clustering planner, executor, inline hook and writer read (services/clustering/plan.py)
 IMPLEMENTED_CLUSTERING = {p.key for p in (
     C.CLUSTERING_SMALL_FILE_LIMIT, C.CLUSTERING_MAX_BYTES_PER_GROUP, C.CLUSTERING_MAX_NUM_GROUPS,
     C.CLUSTERING_TARGET_FILE_MAX_BYTES, C.CLUSTERING_SORT_COLUMNS, C.CLUSTERING_SINGLE_GROUP,

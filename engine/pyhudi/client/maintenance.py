@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pyhudi.services import archive as archiver
-from pyhudi.services import clean as cleaner
+from pyhudi.services.clean import run as cleaner
 from pyhudi.table import HudiTable
 from pyhudi.timeline import Instant
+from pyhudi.transaction.lock import table_lock
 
 
 @dataclass(frozen=True)
@@ -40,5 +41,5 @@ def clean(spark, path, options: dict | None = None) -> CleanResult | None:
 def archive(spark, path, options: dict | None = None) -> list[Instant]:
     """Archive what hoodie.keep.min/max.commits make due; the archived instants (completed), oldest first."""
     before = {i.time: i for i in HudiTable.load(str(path)).timeline().instants if i.is_completed}
-    times = archiver.archive(spark, str(path), options)
+    times = archiver.archive(spark, str(path), options, table_lock)
     return [before[t] for t in times if t in before]

@@ -16,7 +16,7 @@ from typing import Callable
 
 from pyspark.sql import DataFrame
 
-from pyhudi.progress import wait_for_running_tasks
+from pyhudi.spark.progress import wait_for_running_tasks
 from pyhudi.storage import Storage
 
 

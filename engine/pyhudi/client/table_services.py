@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pyhudi.client import clustering, compaction
 from pyhudi.index import is_simple_bucket_table
 from pyhudi.errors import ConfigError
-from pyhudi.services import archive, clean
+from pyhudi.services import archive
+from pyhudi.services.clean import run as clean
 from pyhudi.table import HudiTable
+from pyhudi.transaction.lock import table_lock
 
 SERVICES = ("compaction", "clustering", "clean", "archive")
 MODES = ("schedule", "execute", "scheduleAndExecute")
@@ -90,4 +92,4 @@ def _run_service(spark, path: str, service: str, options: dict, compaction_mode:
         metadata = clean.clean(spark, path, options, respect_trigger=True)   # as HoodieCleaner
         return None if metadata is None else {"clean": metadata["startCleanTime"],
                                               "files_deleted": metadata["totalFilesDeleted"]}
-    return archive.archive(spark, path, options)
+    return archive.archive(spark, path, options, table_lock)

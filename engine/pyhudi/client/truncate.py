@@ -20,7 +20,7 @@ from pyarrow import fs as pafs
 
 from pyhudi import config as C
 from pyhudi.client.drop import is_table_file
-from pyhudi.services.lock import FileSystemLock, table_lock
+from pyhudi.transaction.lock import FileSystemLock, table_lock
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER
 

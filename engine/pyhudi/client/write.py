@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi import config as C
-from pyhudi import errors, progress
+from pyhudi import errors
+from pyhudi.spark import progress
 from pyhudi.client import overwrite
 from pyhudi.client.hooks import run_post_commit_hooks
 from pyhudi.client.ignored_options import warn_ignored
 from pyhudi.errors import ConfigError
 from pyhudi.keygen import build_key_generator
 from pyhudi.schema import avro_to_arrow
-from pyhudi.services import clean_trigger
-from pyhudi.services.clean import start_async_clean
+from pyhudi.services.clean import trigger as clean_trigger
+from pyhudi.services.clean.run import start_async_clean
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
@@ -106,7 +107,7 @@ class WriteClient:
         self.path = path
         self.storage = Storage(path)
         options = C.normalize_options(options)
-        # the clean trigger's keys (services/clean_trigger.py) travel beside the write's config to the clean
+        # the clean trigger's keys (services/clean/trigger.py) travel beside the write's config to the clean
         self.service_options = {k: v for k, v in options.items() if k in clean_trigger.CLEAN_TRIGGER_KEYS}
         self.options = {k: v for k, v in options.items() if k not in self.service_options}
 

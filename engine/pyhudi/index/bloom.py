@@ -28,7 +28,7 @@ from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.index.virtual import file_record_keys
 from pyhudi.index.stats import IndexStats
-from pyhudi.parallelism import file_task_partitions
+from pyhudi.spark.parallelism import file_task_partitions
 from pyhudi.sorted_runs import run_bounds
 
 _FILE_POS = "_pyhudi_file_pos"

@@ -7,7 +7,7 @@ import re
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from pyhudi.py4j_calls import java_strings
+from pyhudi.spark.jvm import java_strings
 from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  (public)
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.actions.retention import CleanOptions
+from pyhudi.commit.retention import CleanOptions
 from pyhudi.report.damage import Damage, table_damage
-from pyhudi.services.clean_planner import plan_clean
+from pyhudi.services.clean.plan import plan_clean
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
 from pyhudi.timeline import WRITE_ACTIONS, parse_instant_time

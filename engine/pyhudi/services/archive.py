@@ -12,17 +12,18 @@ holding AVRO_DATA blocks of HoodieArchivedMetaEntry records (header SCHEMA only)
 commit metadata converted to Avro for commits, the cleaner plan / clean metadata, rollback metadata, compaction
 plans. Each archive run writes the next file version (object stores cannot append). Files older than the active
 timeline count as committed (Hudi's isBeforeTimelineStarts), so reads and time travel within it are unchanged.
-The file format is actions/archived_timeline.py's; this module selects the instants and moves them.
+The file format is commit/archived_timeline.py's; this module selects the instants and moves them.
 """
 
 from __future__ import annotations
 
+from typing import Callable, ContextManager, Mapping
+
 from pyhudi import config as C
-from pyhudi.actions.archived_timeline import (ARCHIVED_META_ENTRY_SCHEMA, archive_entry, archived_instants,
+from pyhudi.commit.archived_timeline import (ARCHIVED_META_ENTRY_SCHEMA, archive_entry, archived_instants,
                                               read_archived_entries, write_archive_file)
-from pyhudi.actions.retention import CleanOptions, earliest_commit_to_retain
-from pyhudi.actions.timeline_metadata import last_clean_metadata, read_clean_metadata
-from pyhudi.services.lock import table_lock
+from pyhudi.commit.retention import CleanOptions, earliest_commit_to_retain
+from pyhudi.commit.timeline_metadata import last_clean_metadata, read_clean_metadata
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.table.metadata_table import drop_metadata_table
@@ -39,27 +40,28 @@ def keep_commits(cfg: C.HoodieConfig) -> tuple[int, int]:
 
 
 # --- public API ---------------------------------------------------------------------------------------------
-def archive(spark, path, options: dict | None = None) -> list[str]:
+# The transaction layer's table lock (pyhudi.transaction.lock.table_lock), handed down by the client: a service
+# sits below the transaction layer and does not import it.
+TableLock = Callable[[Storage, Mapping[str, str]], ContextManager]
+
+
+def archive(spark, path, options: dict | None, lock: TableLock) -> list[str]:
     """Archive what is due now (with hoodie.keep.min.commits / hoodie.keep.max.commits and the cleaner options);
     returns the archived instant times, oldest first."""
     cfg = C.HoodieConfig(options or {})
     C.check_archival_options(cfg)
     table = HudiTable.load(str(path))
-    return _archive(table, table.timeline(), cfg)
+    return _archive(table, table.timeline(), cfg, lock)
 
 
-def archive_after_commit(spark, path, options) -> list[str]:
-    """The archiver after a successful commit (Hudi's postCommit), run by the client as a hook after the cleaner."""
+def archive_after_commit(spark, path, options, lock: TableLock) -> list[str]:
+    """The archiver after a successful commit (Hudi's postCommit), run by the client as a hook after the cleaner:
+    does nothing unless ``hoodie.archive.automatic`` (default true) and something is due."""
     table = HudiTable.load(str(path))
-    return archive_if_due(table, table.timeline(), options)
-
-
-def archive_if_due(table: HudiTable, timeline: Timeline, options) -> list[str]:
-    """The archiver after a commit (``hoodie.archive.automatic``, default true): metadata only when nothing is due."""
     cfg = options if isinstance(options, C.HoodieConfig) else C.HoodieConfig(options or {}, warn_unknown=False)
     if not cfg.get(C.ARCHIVE_AUTOMATIC):
         return []
-    return _archive(table, timeline, cfg)
+    return _archive(table, table.timeline(), cfg, lock)
 
 
 # --- selection ----------------------------------------------------------------------------------------------
@@ -137,7 +139,7 @@ def _oldest_uncleaned_replace(storage: Storage, timeline: Timeline) -> str | Non
 
 
 # --- archiving ----------------------------------------------------------------------------------------------
-def _archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) -> list[str]:
+def _archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig, lock: TableLock) -> list[str]:
     """Archive what is due. Under optimistic concurrency control the archiver holds the table lock while it moves
     instants (Hudi's archiveIfRequired acquires it), so two archivers (a writer's post-commit one and `pyhudi
     services`) never archive the same instants; it checks first without the lock so nothing due costs no lock."""
@@ -145,7 +147,7 @@ def _archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) -> list[
         return []
     if cfg.get(C.CONCURRENCY_MODE) != "optimistic_concurrency_control":
         return _move_to_archive(table, timeline, cfg)
-    with table_lock(table.storage, cfg.string_options()):
+    with lock(table.storage, cfg.string_options()):
         return _move_to_archive(table, table.timeline(), cfg)
 
 
@@ -183,5 +185,5 @@ def _state_files(storage: Storage, selected: list[Instant]) -> list[Instant]:
     return sorted(out)
 
 
-__all__ = ["archive", "archive_if_due", "archived_instants", "read_archived_entries", "instants_to_archive",
+__all__ = ["archive", "archive_after_commit", "archived_instants", "read_archived_entries", "instants_to_archive",
            "ARCHIVED_META_ENTRY_SCHEMA"]

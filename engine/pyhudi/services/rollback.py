@@ -15,17 +15,17 @@ A restore rolls back every write after a savepoint, newest first, under one `res
 (`.restore.requested` = HoodieRestorePlan, `.restore` = HoodieRestoreMetadata with each rollback's metadata).
 
 Which pending writes are failed writes to roll back is the transaction layer's policy
-(pyhudi/transaction/failed_writes.py). The instants go through the one commit protocol (actions/service_commit.py).
+(pyhudi/transaction/failed_writes.py). The instants go through the one commit protocol (commit/service_commit.py).
 """
 
 from __future__ import annotations
 
 import time
 
-from pyhudi.actions import avro_metadata as avro
-from pyhudi.actions.markers import create_marker, delete_markers, marked_files
-from pyhudi.actions.service_commit import ServiceInstantCommit
-from pyhudi.actions.timeline_metadata import savepoint_times
+from pyhudi.commit import avro_metadata as avro
+from pyhudi.commit.markers import create_marker, delete_markers, marked_files
+from pyhudi.commit.service_commit import ServiceInstantCommit
+from pyhudi.commit.timeline_metadata import savepoint_times
 from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of

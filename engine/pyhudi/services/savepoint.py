@@ -3,7 +3,7 @@
 A savepoint is `<t>.savepoint.inflight` (empty) then `<t>.savepoint`, a HoodieSavepointMetadata Avro file that
 lists, per partition, the file names of the latest file slices at `t` (base file and log files, with a CDC table's
 -cdc logs of those slices, which Hudi's file system view counts as their log files), as Hudi's
-SavepointActionExecutor does, on the one commit protocol (actions/service_commit.py; like Hudi, no requested file).
+SavepointActionExecutor does, on the one commit protocol (commit/service_commit.py; like Hudi, no requested file).
 Deleting a savepoint removes both files. Restoring to a savepoint is the restore action's (services/rollback.py).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 
-from pyhudi.actions import avro_metadata as avro
-from pyhudi.actions.service_commit import ServiceInstantCommit
-from pyhudi.actions.timeline_metadata import latest_clean_retained_commit, savepoint_times
+from pyhudi.commit import avro_metadata as avro
+from pyhudi.commit.service_commit import ServiceInstantCommit
+from pyhudi.commit.timeline_metadata import latest_clean_retained_commit, savepoint_times
 from pyhudi.errors import TimelineError
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point

@@ -88,7 +88,7 @@ def _prune(spark, path: str, predicate: str) -> list[str]:
 
 def clustering_rows(path: str, involved: bool, only: set | None = None, limit: int | None = None) -> list[tuple]:
     """(timestamp, input_group_size, state, involved_partitions) per clustering instant, newest first."""
-    from pyhudi.services.clustering_plan import clustering_instants, read_clustering_plan
+    from pyhudi.services.clustering.plan import clustering_instants, read_clustering_plan
     from pyhudi.table import HudiTable
 
     table = HudiTable.load(path)

@@ -299,7 +299,7 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
     try:
         _build(spark, draft, staging, resolved, data_schema, options, query_df)
     except BaseException:
-        from pyhudi.progress import wait_for_running_tasks
+        from pyhudi.spark.progress import wait_for_running_tasks
         wait_for_running_tasks(spark)     # the failed query's other tasks may still be writing into the staging
         _remove_folder(staging)
         raise

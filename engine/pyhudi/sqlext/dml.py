@@ -12,7 +12,7 @@ from pyspark.sql import types as T
 from sqlglot import exp
 
 from pyhudi import config as C
-from pyhudi.actions.metadata import SQL_WRITES_PREPPED_KEY
+from pyhudi.commit.metadata import SQL_WRITES_PREPPED_KEY
 from pyhudi.errors import SqlError
 from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.schema.meta_fields import PARTITION_PATH as META_PARTITION

@@ -86,7 +86,7 @@ def _show_fsview_latest(spark, args):
 def _delete_marker(spark, args):
     """Delete the marker folders of instants (comma-separated), as Hudi's delete_marker: markers of a write that
     failed and will not be rolled back. False if a folder could not be deleted."""
-    from pyhudi.actions.markers import marker_folder
+    from pyhudi.commit.markers import marker_folder
     from pyhudi.table import HudiTable
     storage = HudiTable.load(table_path(spark, args)).storage
     try:

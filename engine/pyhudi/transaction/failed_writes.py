@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.actions import avro_metadata as avro
-from pyhudi.actions.markers import delete_markers
-from pyhudi.services.heartbeat import delete_heartbeat, is_heartbeat_expired
+from pyhudi.commit import avro_metadata as avro
+from pyhudi.commit.markers import delete_markers
+from pyhudi.transaction.heartbeat import delete_heartbeat, is_heartbeat_expired
 from pyhudi.services.rollback import finish_pending_rollbacks, rollback
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable

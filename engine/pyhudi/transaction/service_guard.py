@@ -7,8 +7,8 @@ import contextlib
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.services.heartbeat import is_heartbeat_expired
-from pyhudi.services.lock import table_lock
+from pyhudi.transaction.heartbeat import is_heartbeat_expired
+from pyhudi.transaction.lock import table_lock
 from pyhudi.table import HudiTable
 from pyhudi.timeline import WRITE_ACTIONS
 from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC, rollback_failed_writes

@@ -1,13 +1,13 @@
 """The timeline side of one write: start an instant safely, detect conflicts, complete it.
 
-Every write beats a heartbeat (`.hoodie/.heartbeat/<instant>`, services/heartbeat.py) from before its requested
+Every write beats a heartbeat (`.hoodie/.heartbeat/<instant>`, transaction/heartbeat.py) from before its requested
 instant exists until it ends, so table services can tell a live write from a failed one.
 
 Single writer (`hoodie.write.concurrency.mode=single_writer`, failed writes EAGER): before starting, every pending
 write left by a failed writer is rolled back (transaction/failed_writes.py).
 
 Optimistic concurrency control (`optimistic_concurrency_control`, failed writes LAZY): under the table lock
-(services/lock.py) the writer rolls back only instants whose heartbeat expired, picks an instant time later than
+(transaction/lock.py) the writer rolls back only instants whose heartbeat expired, picks an instant time later than
 everything on the timeline and creates its requested instant — so instant order is start order. Files are
 written without the lock. At commit, under the lock again, the writer compares the file groups it wrote with
 those of every write that completed since it started (Hudi's SimpleConcurrentFileWritesConflictResolutionStrategy;
@@ -17,7 +17,7 @@ overlap raises WriteConflictError and the write is undone.
 In both modes the commit first checks that its inflight instant still exists: a writer whose pending instant was
 rolled back meanwhile fails instead of publishing a commit whose files are gone. Once the completed instant exists
 nothing here undoes it: a failure to release the lock or stop the heartbeat becomes a warning. Under OCC the
-writer checks, just before publishing, that the lock file is still its own (services/lock.py check_held): a writer
+writer checks, just before publishing, that the lock file is still its own (transaction/lock.py check_held): a writer
 whose lock expired and was taken over raises LockLostError and its write is undone, nothing published.
 """
 
@@ -27,11 +27,11 @@ import contextlib
 import warnings
 from typing import Mapping
 
-from pyhudi.actions.commit import InstantCommit
-from pyhudi.actions.metadata import CommitMetadata, written_file_ids
+from pyhudi.commit.instant_commit import InstantCommit
+from pyhudi.commit.metadata import CommitMetadata, written_file_ids
 from pyhudi.errors import WriteConflictError
-from pyhudi.services.heartbeat import Heartbeat
-from pyhudi.services.lock import FileSystemLock
+from pyhudi.transaction.heartbeat import Heartbeat
+from pyhudi.transaction.lock import FileSystemLock
 from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC, rollback_failed_writes_on
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
@@ -140,5 +140,5 @@ class WriteTransaction:
         return self.storage.exists(f".hoodie/{instant.time}.compaction.requested")
 
     def _compaction_file_ids(self, instant_time: str) -> set[str]:
-        from pyhudi.actions.compaction_plan import read_compaction_plan
+        from pyhudi.commit.compaction_plan import read_compaction_plan
         return {op.file_id for op in read_compaction_plan(self.storage, instant_time).operations}

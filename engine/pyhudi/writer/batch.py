@@ -13,7 +13,7 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from pyhudi.merge import IS_DELETED_FIELD, payload_of
-from pyhudi.py4j_calls import map_in_arrow, quoted, select_sql, sql_type
+from pyhudi.spark.jvm import map_in_arrow, quoted, select_sql, sql_type
 from pyhudi.writer.file_writer import DELETE_COLUMN, PARTITION_PATH, RECORD_KEY
 from pyhudi.writer.options import (DELETE_FLAG_COLUMN, PREPPED_COLUMNS, PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN,
                                    spark_schema)

@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 
-from pyhudi.actions.markers import create_marker
-from pyhudi.actions.spark_jobs import reserve_sequence, task_token
+from pyhudi.commit.markers import create_marker
+from pyhudi.commit.spark_jobs import reserve_sequence, task_token
 from pyhudi.file_group.base_file import encoded_record_size, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.sorted_runs import run_bounds

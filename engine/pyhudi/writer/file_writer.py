@@ -1,7 +1,7 @@
 """Executor-side writers: turn one file group's incoming records into a new base file, or (merge-on-read) log
 files of its latest slice, and one write stat row per file written. Nothing here runs on the driver.
 
-Every data file is announced by a marker (pyhudi.actions.markers) before it is created, so the commit can
+Every data file is announced by a marker (pyhudi.commit.markers) before it is created, so the commit can
 reconcile its stats against the markers and a failed write can be undone by deleting exactly the files they name.
 """
 
@@ -13,9 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pyhudi.actions.markers import create_marker
-from pyhudi.actions.metadata import STATS_SCHEMA
-from pyhudi.actions.spark_jobs import reserve_sequence, task_token
+from pyhudi.commit.markers import create_marker
+from pyhudi.commit.metadata import STATS_SCHEMA
+from pyhudi.commit.spark_jobs import reserve_sequence, task_token
 from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile,
                                          read_base_file_and_footer, with_file_name, write_base_file)
 from pyhudi.file_group.naming import base_file_name, partition_file

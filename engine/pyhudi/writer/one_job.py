@@ -50,15 +50,15 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from pyhudi import config as C
-from pyhudi.actions.metadata import STATS_DDL, write_stat
-from pyhudi.actions.spark_jobs import collect_or_raise
+from pyhudi.commit.metadata import STATS_DDL, write_stat
+from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.file_group.bloom_filter.hashing import HashedKeys
 from pyhudi.index import bloom
 from pyhudi.index.bucket import bucket_file_ids
 from pyhudi.index.stats import IndexStats
 from pyhudi.merge import delete_mask, keep_latest_per_key
-from pyhudi.parallelism import file_task_partitions
-from pyhudi.py4j_calls import map_in_arrow
+from pyhudi.spark.parallelism import file_task_partitions
+from pyhudi.spark.jvm import map_in_arrow
 from pyhudi.sorted_runs import run_bounds
 from pyhudi.writer.batch import with_keys
 from pyhudi.writer.live_keys import LiveKeyCheck

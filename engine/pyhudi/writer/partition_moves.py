@@ -19,7 +19,7 @@ from typing import Callable
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from pyhudi.actions.spark_jobs import collect_or_raise
+from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.merge.payloads import Payload
 from pyhudi.schema.meta_fields import PARTITION_PATH, RECORD_KEY
 

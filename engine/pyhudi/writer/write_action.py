@@ -5,7 +5,7 @@
 
 The driver holds metadata only: the timeline, file listings, per-partition insert counts and one stat row per
 written file. Records move between executors (mapInArrow, a shuffle, applyInArrow). The instant itself (begin,
-complete, abort) belongs to the transaction and the commit protocol (pyhudi.actions.commit). The batch's column
+complete, abort) belongs to the transaction and the commit protocol (pyhudi.commit.instant_commit). The batch's column
 transformations (types, keys, dedup, delete flags) are in writer/batch.py.
 """
 
@@ -20,15 +20,15 @@ from pyspark.sql import functions as F
 
 from pyhudi import config as C
 from pyhudi.cdc import cdc_logging_mode
-from pyhudi.actions.metadata import (SQL_WRITES_PREPPED_KEY, STATS_DDL, CommitMetadata, operation_type,
+from pyhudi.commit.metadata import (SQL_WRITES_PREPPED_KEY, STATS_DDL, CommitMetadata, operation_type,
                                       write_stat)
-from pyhudi.actions.spark_jobs import collect_or_raise
+from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.errors import WriteConflictError
 from pyhudi.index import index_spec
 from pyhudi.index.stats import EXTRA_METADATA_KEY, IndexStats
 from pyhudi.schema import arrow_to_avro, avro_json, with_meta_fields_avro
-from pyhudi.parallelism import file_task_partitions
+from pyhudi.spark.parallelism import file_task_partitions
 from pyhudi.table import HudiTable, write_partition_metadata
 from pyhudi.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Timeline
 from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,

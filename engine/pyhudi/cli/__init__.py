@@ -229,7 +229,7 @@ def _sql(args) -> int:
 
 
 def _print_commit_summaries() -> None:
-    """The one-line summary each commit logs (pyhudi.progress) goes to stderr, as the command's progress."""
+    """The one-line summary each commit logs (pyhudi.spark.progress) goes to stderr, as the command's progress."""
     import logging
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
@@ -240,7 +240,7 @@ def _print_commit_summaries() -> None:
 
 def _spark(args, **conf):
     """The session, with Spark's log output off the terminal unless --verbose (errors still show)."""
-    from pyhudi import console
+    from pyhudi.cli import console
     from pyhudi.spark_session import session
     warehouse = os.path.abspath(args.warehouse or "spark-warehouse")
     if args.verbose:

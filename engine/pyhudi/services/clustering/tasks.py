@@ -12,13 +12,13 @@ from typing import Iterator
 
 import pyarrow as pa
 
-from pyhudi.actions.markers import create_marker
-from pyhudi.actions.metadata import STATS_DDL, STATS_SCHEMA, write_stat
-from pyhudi.actions.spark_jobs import task_token
+from pyhudi.commit.markers import create_marker
+from pyhudi.commit.metadata import STATS_DDL, STATS_SCHEMA, write_stat
+from pyhudi.commit.spark_jobs import task_token
 from pyhudi.file_group.base_file import BloomSettings, with_file_name, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
-from pyhudi.services.clustering_plan import ClusteringPlan
-from pyhudi.services.compaction_tasks import plan_file_slice
+from pyhudi.services.clustering.plan import ClusteringPlan
+from pyhudi.services.compaction.tasks import plan_file_slice
 from pyhudi.schema import meta_fields as MF
 from pyhudi.sorted_runs import run_bounds
 from pyhudi.storage import Storage

@@ -1,7 +1,7 @@
 """The cleaner: deletes file slices no query within the retention can read, as Hudi 0.14/0.15 does.
 
-The policies and the choice of slices are the planner's (services/clean_planner.py). Here: scheduling a plan and
-executing it, on the one commit protocol (actions/service_commit.py). On the timeline a clean is ``<t>.clean.requested`` (HoodieCleanerPlan), ``<t>.clean.inflight`` (the
+The policies and the choice of slices are the planner's (services/clean/plan.py). Here: scheduling a plan and
+executing it, on the one commit protocol (commit/service_commit.py). On the timeline a clean is ``<t>.clean.requested`` (HoodieCleanerPlan), ``<t>.clean.inflight`` (the
 same plan) and ``<t>.clean`` (HoodieCleanMetadata), Avro data files. A clean left requested/inflight is executed by
 the next one. A plan is followed only inside the table: its paths are checked before anything changes, only the
 data files it names are deleted, and a dropped partition's folder goes only once empty (a nested partition below
@@ -15,17 +15,17 @@ import time
 from typing import Iterable, Mapping
 
 from pyhudi import config as C
-from pyhudi import progress
-from pyhudi.actions import avro_metadata as avro
-from pyhudi.actions.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
+from pyhudi.spark import progress
+from pyhudi.commit import avro_metadata as avro
+from pyhudi.commit.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
                                           CLEANER_PLAN_SCHEMA)
-from pyhudi.actions.service_commit import ServiceInstantCommit
-from pyhudi.services import async_clean
-from pyhudi.services.clean_trigger import CLEAN_TRIGGER_KEYS, needs_cleaning
+from pyhudi.commit.service_commit import ServiceInstantCommit
+from pyhudi.services.clean import background as async_clean
+from pyhudi.services.clean.trigger import CLEAN_TRIGGER_KEYS, needs_cleaning
 from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name, partition_of
-from pyhudi.services.clean_planner import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,  # noqa: F401 - re-exported
+from pyhudi.services.clean.plan import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,  # noqa: F401 - re-exported
                                            KEEP_LATEST_FILE_VERSIONS, SAVEPOINTED_TIMESTAMPS, CleanOptions,
                                            earliest_commit_to_retain, last_clean_metadata, partition_file,
                                            plan_clean, read_clean_metadata, read_cleaner_plan)

@@ -12,14 +12,14 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pyhudi.actions.markers import create_marker
-from pyhudi.actions.metadata import STATS_SCHEMA, write_stat
-from pyhudi.actions.spark_jobs import task_token
+from pyhudi.commit.markers import create_marker
+from pyhudi.commit.metadata import STATS_SCHEMA, write_stat
+from pyhudi.commit.spark_jobs import task_token
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.base_file import BloomSettings, read_base_file, with_file_name, write_base_file
 from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
 from pyhudi.file_group.naming import base_file_name, parse_base_file_name, parse_log_file_name
-from pyhudi.services.compaction_plan import TOTAL_LOG_FILES_SIZE, CompactionPlan
+from pyhudi.services.compaction.plan import TOTAL_LOG_FILES_SIZE, CompactionPlan
 from pyhudi.schema import meta_fields as MF
 from pyhudi.storage import Storage
 

@@ -5,7 +5,7 @@
 - The progress line reads Spark's status tracker (tasks done / total of the running stages) from a background
   thread and redraws one line on stderr. Spark's own console bar does this on a terminal (the `pyhudi sql` shell
   turns it on), but not in a notebook, whose cells do not see the JVM's stderr. So the line is on by default in an
-  IPython kernel only, and `spark.pyhudi.progress` (true/false, a session setting) or `PYHUDI_PROGRESS=1|0` choose.
+  IPython kernel only, and `spark.pyhudi.spark.progress` (true/false, a session setting) or `PYHUDI_PROGRESS=1|0` choose.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Iterator
 
 logger = logging.getLogger("pyhudi")
 
-PROGRESS_SETTING = "spark.pyhudi.progress"
+PROGRESS_SETTING = "spark.pyhudi.spark.progress"
 _INTERVAL_SECONDS = 0.5
 
 

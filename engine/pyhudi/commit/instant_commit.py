@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import warnings
 
-from pyhudi.actions.markers import delete_markers, marked_files
-from pyhudi.actions.metadata import CommitMetadata
+from pyhudi.commit.markers import delete_markers, marked_files
+from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.storage import Storage
 from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.timeline import (METAFOLDER, Instant, State, commit_metadata_bytes, create_requested,

@@ -1,6 +1,6 @@
 """When the cleaner runs: Hudi's clean trigger (``hoodie.clean.trigger.strategy``, only NUM_COMMITS in Hudi 0.14/0.15:
 a clean is scheduled once ``hoodie.clean.max.commits`` commits completed since the last clean, default 1) and
-``hoodie.clean.async`` (the writer's clean runs beside the write, see services/async_clean.py).
+``hoodie.clean.async`` (the writer's clean runs beside the write, see services/clean/background.py).
 
 Hudi counts the completed commits, delta commits and replace commits after the last completed clean's
 ``lastCompletedCommitTimestamp`` (every one on the timeline when there was no clean): CleanPlanActionExecutor.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.actions.timeline_metadata import last_clean_metadata
+from pyhudi.commit.timeline_metadata import last_clean_metadata
 from pyhudi.errors import ConfigError
 from pyhudi.timeline import Timeline
 

@@ -1,5 +1,5 @@
 """The clean planner: which file slices are due. Policies (``hoodie.cleaner.policy``, options and the earliest commit
-to retain in actions/retention.py, shared with the archiver), after Hudi's CleanPlanner and CleanerUtils:
+to retain in commit/retention.py, shared with the archiver), after Hudi's CleanPlanner and CleanerUtils:
 
 * ``KEEP_LATEST_COMMITS`` (default): the *earliest commit to retain* is the Nth-latest completed commit
   (N = ``hoodie.cleaner.commits.retained``), or the last completed commit before the oldest pending one. Per file
@@ -17,7 +17,7 @@ With KEEP_LATEST_COMMITS the planner only looks at partitions written since the 
 retain (Hudi's incremental cleaning), so the check after each commit costs one timeline listing when nothing is due.
 Data files come from the process's cached listing of the table (table/listing.py), which lists again only the
 partitions new instants touched, also those of other processes.
-The plan is a HoodieCleanerPlan record; services/clean.py writes and executes it.
+The plan is a HoodieCleanerPlan record; services/clean/run.py writes and executes it.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from pyhudi.actions.compaction_plan import read_compaction_plan
-from pyhudi.actions.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
+from pyhudi.commit.compaction_plan import read_compaction_plan
+from pyhudi.commit.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
-from pyhudi.actions.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
+from pyhudi.commit.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
                                               read_cleaner_plan, savepointed_files)
 from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_file, partition_of

@@ -29,16 +29,16 @@ import time
 import pyarrow as pa
 
 from pyhudi import config as C
-from pyhudi import progress
-from pyhudi.actions.commit import InstantCommit
-from pyhudi.actions.metadata import CommitMetadata
-from pyhudi.actions.spark_jobs import collect_or_raise
+from pyhudi.spark import progress
+from pyhudi.commit.instant_commit import InstantCommit
+from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError, WriteConflictError
 from pyhudi.file_group.base_file import BloomSettings
-from pyhudi.services.compaction import latest_schema_json
-from pyhudi.services.clustering_plan import CLUSTER_OPERATION, ClusteringPlan, clustering_instants, require_plan
-from pyhudi.services.clustering_strategy import ClusteringOptions, check_sort_columns, generate_plan
-from pyhudi.services.clustering_tasks import ClusterContext, clustering_stats, records_frame, write_frame
+from pyhudi.services.compaction.run import latest_schema_json
+from pyhudi.services.clustering.plan import CLUSTER_OPERATION, ClusteringPlan, clustering_instants, require_plan
+from pyhudi.services.clustering.strategy import ClusteringOptions, check_sort_columns, generate_plan
+from pyhudi.services.clustering.tasks import ClusterContext, clustering_stats, records_frame, write_frame
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (REPLACE_COMMIT, WRITE_ACTIONS, Instant, State, Timeline, create_requested,

@@ -22,7 +22,7 @@ from typing import Mapping
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
 from pyhudi.file_group.model import FileSlice, LogFile
-from pyhudi.services.clustering_plan import (
+from pyhudi.services.clustering.plan import (
     ALLOW_UPDATES, BEGIN_PARTITION, END_PARTITION, EXECUTION_STRATEGY_CLASS, FILTER_MODE, FILTER_MODES,
     LAYOUT_STRATEGIES, LAYOUT_STRATEGY, PARTITION_REGEX, PARTITION_SELECTED, PLAN_STRATEGY_CLASS, PLAN_VERSION,
     REJECT_UPDATES, SIZE_BASED_PLAN_STRATEGY, SORT_AND_SIZE_EXECUTION, SORT_COLUMNS, TOTAL_IO_MB,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from pyhudi.actions import avro_metadata
-from pyhudi.actions.avro_metadata import COMPACTION_PLAN_SCHEMA
+from pyhudi.commit import avro_metadata
+from pyhudi.commit.avro_metadata import COMPACTION_PLAN_SCHEMA
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.timeline import COMPACTION, METAFOLDER, Instant, State

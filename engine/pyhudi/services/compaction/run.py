@@ -25,7 +25,7 @@ compaction), ``TIME_ELAPSED`` (``hoodie.compact.inline.max.delta.seconds`` since
 ``NUM_OR_TIME``. Without a completed compaction, the count starts at the first delta commit.
 
 The plan model and generator live in compaction_plan.py, the Spark tasks in compaction_tasks.py; execution
-follows the commit protocol (pyhudi.actions.commit) with `keep_plan`: an abort returns to the requested plan.
+follows the commit protocol (pyhudi.commit.instant_commit) with `keep_plan`: an abort returns to the requested plan.
 """
 
 from __future__ import annotations
@@ -36,15 +36,15 @@ import time
 import pyarrow as pa
 
 from pyhudi import config as C
-from pyhudi import progress
-from pyhudi.actions.commit import InstantCommit
-from pyhudi.actions.metadata import CommitMetadata
-from pyhudi.actions.spark_jobs import collect_or_raise
+from pyhudi.spark import progress
+from pyhudi.commit.instant_commit import InstantCommit
+from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError
-from pyhudi.actions.compaction_plan import CompactionOperation, CompactionPlan, read_compaction_plan
-from pyhudi.services.compaction_plan import (COMPACTION_PLAN_SCHEMA, CompactionOptions, generate_plan,
+from pyhudi.commit.compaction_plan import CompactionOperation, CompactionPlan, read_compaction_plan
+from pyhudi.services.compaction.plan import (COMPACTION_PLAN_SCHEMA, CompactionOptions, generate_plan,
                                              order_and_filter)
-from pyhudi.services.compaction_tasks import CompactContext, compaction_stat, operations_frame
+from pyhudi.services.compaction.tasks import CompactContext, compaction_stat, operations_frame
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, WRITE_ACTIONS, Instant, State,
