@@ -12,7 +12,7 @@ for scripts and for the SQL/dbt examples in the docs. Importing pyhudi starts no
 
 __version__ = "0.1.0"
 
-from typing import TYPE_CHECKING  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 from pyhudi.errors import PyHudiError  # noqa: E402
 
@@ -27,10 +27,11 @@ if TYPE_CHECKING:
     from pyhudi.client.table_services import ServicesReport
     from pyhudi.client.undo import RollbackResult
     from pyhudi.client.write import WriteResult
+    from pyhudi.table_api import InstantLike
     from pyhudi.timeline import Instant
 
 
-def session(*args, **kwargs) -> "SparkSession":
+def session(*args: Any, **kwargs: Any) -> "SparkSession":
     """A Spark session with pyhudi activated (the `hudi` data source, Hudi's SQL); see pyhudi.spark_session."""
     from pyhudi.spark_session import session as _session
     return _session(*args, **kwargs)
@@ -71,13 +72,13 @@ def delete_partitions(spark: "SparkSession", path: str, partitions: list[str],
     return Table(spark, path).delete_partitions(partitions, options)
 
 
-def compact(spark: "SparkSession", path: str, op: str = "scheduleAndExecute", instant_time=None,
+def compact(spark: "SparkSession", path: str, op: str = "scheduleAndExecute", instant_time: "InstantLike | None" = None,
             options: dict | None = None) -> "list[Instant]":
     """Table(spark, path).maintenance.compact(op, instant_time, options), as Hudi's run_compaction."""
     return Table(spark, path).maintenance.compact(op, instant_time, options)
 
 
-def cluster(spark: "SparkSession", path: str, op: str = "scheduleAndExecute", instant_time=None,
+def cluster(spark: "SparkSession", path: str, op: str = "scheduleAndExecute", instant_time: "InstantLike | None" = None,
             options: dict | None = None) -> "list[Instant]":
     """Table(spark, path).maintenance.cluster(op, instant_time, options), as Hudi's run_clustering."""
     return Table(spark, path).maintenance.cluster(op, instant_time, options)
@@ -93,18 +94,18 @@ def archive(spark: "SparkSession", path: str, options: dict | None = None) -> "l
     return Table(spark, path).maintenance.archive(options)
 
 
-def rollback_to_instant(spark: "SparkSession", path: str, instant_time) -> "RollbackResult":
+def rollback_to_instant(spark: "SparkSession", path: str, instant_time: "InstantLike") -> "RollbackResult":
     """Table(spark, path).rollback(instant_time): undo the latest completed commit."""
     return Table(spark, path).rollback(instant_time)
 
 
-def create_savepoint(spark: "SparkSession", path: str, instant_time=None, user: str = "",
+def create_savepoint(spark: "SparkSession", path: str, instant_time: "InstantLike | None" = None, user: str = "",
                      comments: str = "") -> "Instant":
     """Table(spark, path).savepoints.create(...): savepoint a completed commit (default the latest)."""
     return Table(spark, path).savepoints.create(instant_time, user, comments)
 
 
-def delete_savepoint(spark: "SparkSession", path: str, instant_time) -> None:
+def delete_savepoint(spark: "SparkSession", path: str, instant_time: "InstantLike") -> None:
     """Table(spark, path).savepoints.delete(instant_time)."""
     Table(spark, path).savepoints.delete(instant_time)
 
@@ -114,12 +115,12 @@ def show_savepoints(spark: "SparkSession", path: str) -> "list[Instant]":
     return Table(spark, path).savepoints.list()
 
 
-def restore_to_savepoint(spark: "SparkSession", path: str, instant_time) -> "RollbackResult":
+def restore_to_savepoint(spark: "SparkSession", path: str, instant_time: "InstantLike") -> "RollbackResult":
     """Table(spark, path).savepoints.restore(instant_time): undo every commit after the savepoint."""
     return Table(spark, path).savepoints.restore(instant_time)
 
 
-def run_table_services(spark: "SparkSession", paths, services=None, options: dict | None = None, rounds: int = 1,
+def run_table_services(spark: "SparkSession", paths: "str | list[str]", services: "list[str] | None" = None, options: dict | None = None, rounds: int = 1,
                        interval_seconds: float = 0.0) -> "ServicesReport":
     """Compaction, clustering, clean and archive (or `services`) on each table of `paths`, `rounds` times (0: until
     interrupted), beside live writers, as Hudi's HoodieMultiTableServicesMain (the `pyhudi services` command)."""

@@ -5,7 +5,7 @@ structured fields (``table``, ``field``, ``path``, ``rows``...) besides its mess
 
 Errors raised inside a Spark task cross to the driver only as traceback text, so a PyHudiError created in a task
 adds one note line in the wire format below; ``decode_error`` turns the last such line of a Spark error back into
-the same class with the same message and fields (``pyhudi.actions.spark_jobs.collect_or_raise``):
+the same class with the same message and fields (``pyhudi.commit.spark_jobs.collect_or_raise``):
 
     pyhudi-error/1 {"class": "<module>.<QualifiedName>", "message": "<str(error)>", "fields": {...}}
 
@@ -30,7 +30,9 @@ class PyHudiError(Exception):
     def __init__(self, *args: Any, **fields: Any):
         super().__init__(*args)
         self.fields: dict[str, Any] = fields
-        if _in_spark_task():
+        # BaseException.add_note is Python 3.11+: on 3.10 the error crosses as Spark's plain traceback text (3.10's
+        # traceback would not print a note either), rather than failing here with an AttributeError that hides it.
+        if sys.version_info >= (3, 11) and _in_spark_task():
             self.add_note(encode_error(self))
 
 

@@ -30,7 +30,7 @@ class Storage:
 
     base_uri: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         uri = str(self.base_uri)
         if "://" not in uri and not uri.startswith("file:"):
             uri = os.path.abspath(uri)       # resolved here, on the driver: executors get the absolute path
@@ -44,10 +44,10 @@ class Storage:
         fs, path = pafs.FileSystem.from_uri(uri) if "://" in uri else (pafs.LocalFileSystem(), uri)
         return fs, path.rstrip("/")
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, str]:
         return {"base_uri": self.base_uri}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, str]) -> None:
         object.__setattr__(self, "base_uri", state["base_uri"])
 
     @property
@@ -75,6 +75,7 @@ class Storage:
         """The relative path, inside the base path, of `path` read from the timeline file `source` (a full URI,
         an absolute path or a relative one). CorruptFileError naming both when it points outside the table."""
         relative = str(path)
+        outside = False     # an absolute path or URI not under the base path
         for prefix in (self.uri(""), "file:" + self.base_path, self.base_path):
             if relative == prefix:
                 relative = ""
@@ -83,10 +84,9 @@ class Storage:
                 relative = relative[len(prefix) + 1:]
                 break
         else:
-            if "://" in relative or relative.startswith(("/", "file:")):
-                relative = None
-        normal = posixpath.normpath(relative) if relative else ""
-        if relative is None or normal.startswith("../") or normal == ".." or normal.startswith("/") \
+            outside = "://" in relative or relative.startswith(("/", "file:"))
+        normal = posixpath.normpath(relative) if relative and not outside else ""
+        if outside or normal.startswith("../") or normal == ".." or normal.startswith("/") \
                 or (normal in ("", ".") and not allow_base) or normal != relative.rstrip("/"):
             raise CorruptFileError(f"{source} names the path {path!r}, which is not inside the table base path "
                                    f"{self.base_path}; the file is corrupt or was tampered with: restore it from "

@@ -21,7 +21,8 @@ The top layer of pyproject.toml's contract: it sits above the SQL layer's catalo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, TypeVar, Union
 
 from pyhudi import config as C
 from pyhudi.errors import NotAHudiTableError
@@ -37,15 +38,21 @@ if TYPE_CHECKING:   # kept out of `import pyhudi`, which stays free of Spark unt
     from pyhudi.table import HudiTable
     from pyhudi.timeline import Instant, Timeline
 
+# An instant argument: its time, an Instant, or the WriteResult that made it
+InstantLike = Union[str, "Instant", "WriteResult"]
+
 # Hudi's read option for each keyword of Table.read
 _READ_KEYWORDS = {"query_type": C.QUERY_TYPE.key, "as_of": C.AS_OF_INSTANT.key,
                   "begin_instant": C.BEGIN_INSTANT.key, "end_instant": C.END_INSTANT.key}
 
 
+_R = TypeVar("_R")
+
+
 class Table:
     """A Hudi table at `path` (it need not exist before the first write)."""
 
-    def __init__(self, spark: "SparkSession", path: str, options: dict | None = None):
+    def __init__(self, spark: "SparkSession", path: str | os.PathLike, options: dict | None = None):
         from pyhudi.table import HudiTable
         self.spark = spark
         self.path = str(path)
@@ -86,7 +93,7 @@ class Table:
     def _options(self, options: dict | None) -> dict:
         return {**self.options, **(options or {})}
 
-    def _changed(self, result):
+    def _changed(self, result: "_R") -> "_R":
         """After an action: the loaded table is stale (a write may have created it, a service changed it)."""
         self._loaded = None
         return result
@@ -103,8 +110,8 @@ class Table:
         from pyhudi.client.write import write
         return self._changed(write(df, self.path, self._options(options), mode))
 
-    def read(self, options: dict | None = None, *, query_type: str | None = None, as_of=None,
-             begin_instant=None, end_instant=None) -> "DataFrame":
+    def read(self, options: dict | None = None, *, query_type: str | None = None, as_of: InstantLike | None = None,
+             begin_instant: InstantLike | None = None, end_instant: InstantLike | None = None) -> "DataFrame":
         """A DataFrame of the table: snapshot, read_optimized, incremental or as of an instant (an instant may be
         given as its time, an Instant or a WriteResult)."""
         from pyhudi.reader import read
@@ -127,7 +134,7 @@ class Table:
         from pyhudi.client.write import delete_partitions
         return self._changed(delete_partitions(self.spark, self.path, partitions, self._options(options)))
 
-    def rollback(self, instant) -> "RollbackResult":
+    def rollback(self, instant: InstantLike) -> "RollbackResult":
         """Roll back the latest completed commit `instant` under a rollback instant (Hudi's rollback_to_instant)."""
         from pyhudi.client.undo import rollback_to_instant
         return self._changed(rollback_to_instant(self.spark, self.path, instant_time(instant)))
@@ -170,19 +177,21 @@ class Maintenance:
     def __init__(self, table: Table):
         self._table = table
 
-    def compact(self, op: str = "scheduleAndExecute", instant=None, options: dict | None = None) -> list["Instant"]:
+    def compact(self, op: str = "scheduleAndExecute", instant: InstantLike | None = None,
+                options: dict | None = None) -> list["Instant"]:
         """Merge-on-read compaction (op: schedule, execute, scheduleAndExecute); the compaction instants acted on
         (a scheduled one is requested, an executed one a completed commit)."""
         from pyhudi.client.compaction import compact
         t = self._table
         return t._instants(compact(t.spark, t.path, op, _optional_time(instant), t._options(options)))
 
-    def schedule_compaction(self, instant=None, options: dict | None = None) -> "Instant | None":
+    def schedule_compaction(self, instant: InstantLike | None = None, options: dict | None = None) -> "Instant | None":
         """Plan a compaction only; its requested instant, or None when no file slice has log files to compact."""
         scheduled = self.compact("schedule", instant, options)
         return scheduled[0] if scheduled else None
 
-    def cluster(self, op: str = "scheduleAndExecute", instant=None, options: dict | None = None) -> list["Instant"]:
+    def cluster(self, op: str = "scheduleAndExecute", instant: InstantLike | None = None,
+                options: dict | None = None) -> list["Instant"]:
         """Clustering (op: schedule, execute, scheduleAndExecute): rewrites small file groups into fewer, sorted by
         hoodie.clustering.plan.strategy.sort.columns; the clustering (replacecommit) instants acted on."""
         from pyhudi.client.clustering import cluster
@@ -213,26 +222,27 @@ class Savepoints:
         from pyhudi.client.undo import show_savepoints
         return show_savepoints(self._table.spark, self._table.path)
 
-    def create(self, instant=None, user: str = "", comments: str = "") -> "Instant":
+    def create(self, instant: InstantLike | None = None, user: str = "", comments: str = "") -> "Instant":
         """Savepoint a completed commit (default the latest); returns the savepoint."""
         from pyhudi.client.undo import create_savepoint
         t = self._table
         return t._changed(create_savepoint(t.spark, t.path, _optional_time(instant), user, comments))
 
-    def delete(self, instant) -> None:
+    def delete(self, instant: InstantLike) -> None:
         """Remove the savepoint at `instant`."""
         from pyhudi.client.undo import delete_savepoint
         t = self._table
-        t._changed(delete_savepoint(t.spark, t.path, instant_time(instant)))
+        delete_savepoint(t.spark, t.path, instant_time(instant))
+        t._changed(None)
 
-    def restore(self, instant) -> "RollbackResult":
+    def restore(self, instant: InstantLike) -> "RollbackResult":
         """Undo every commit after the savepoint `instant`, newest first, under one restore instant."""
         from pyhudi.client.undo import restore_to_savepoint
         t = self._table
         return t._changed(restore_to_savepoint(t.spark, t.path, instant_time(instant)))
 
 
-def instant_time(value) -> str:
+def instant_time(value: InstantLike) -> str:
     """An instant argument as its time: a time string, an Instant (.time) or a WriteResult (.instant_time)."""
     for attribute in ("time", "instant_time"):
         if isinstance(getattr(value, attribute, None), str):
@@ -240,5 +250,5 @@ def instant_time(value) -> str:
     return str(value)
 
 
-def _optional_time(value) -> str | None:
+def _optional_time(value: InstantLike | None) -> str | None:
     return None if value is None else instant_time(value)

@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from pyhudi import config as C
 from pyhudi.services import archive as archiver
 from pyhudi.services.clean import run as cleaner
 from pyhudi.table import HudiTable
 from pyhudi.timeline import Instant
 from pyhudi.transaction.lock import table_lock
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 @dataclass(frozen=True)
@@ -32,14 +37,15 @@ class CleanResult:
                    metadata=metadata)
 
 
-def clean(spark, path, options: dict | None = None) -> CleanResult | None:
+def clean(spark: "SparkSession", path: str, options: dict | None = None) -> CleanResult | None:
     """Run Hudi's cleaner now (pending cleans first); None when nothing was due."""
     metadata = cleaner.clean(spark, str(path), options)
     return None if metadata is None else CleanResult.of(metadata)
 
 
-def archive(spark, path, options: dict | None = None) -> list[Instant]:
+def archive(spark: "SparkSession", path: str, options: dict | None = None) -> list[Instant]:
     """Archive what hoodie.keep.min/max.commits make due; the archived instants (completed), oldest first."""
+    C.check_archival_options(C.HoodieConfig(options or {}))   # bad options are refused before the table is read
     before = {i.time: i for i in HudiTable.load(str(path)).timeline().instants if i.is_completed}
     times = archiver.archive(spark, str(path), options, table_lock)
     return [before[t] for t in times if t in before]

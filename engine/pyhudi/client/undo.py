@@ -5,10 +5,14 @@ savepoint. Results are typed, with Hudi's own metadata records kept beside them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pyhudi.services import rollback as rollbacks
 from pyhudi.services import savepoint as savepoints
 from pyhudi.timeline import RESTORE, ROLLBACK, SAVEPOINT, Instant
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 @dataclass(frozen=True)
@@ -34,26 +38,26 @@ class RollbackResult:
                    deleted, metadata)
 
 
-def rollback_to_instant(spark, path, instant_time: str) -> RollbackResult:
+def rollback_to_instant(spark: "SparkSession", path: str, instant_time: str) -> RollbackResult:
     """Roll back the latest completed commit `instant_time` under a `rollback` instant."""
     return RollbackResult.of_rollback(rollbacks.rollback_to_instant(spark, str(path), instant_time))
 
 
-def restore_to_savepoint(spark, path, instant_time: str) -> RollbackResult:
+def restore_to_savepoint(spark: "SparkSession", path: str, instant_time: str) -> RollbackResult:
     """Roll back every instant after the savepoint `instant_time`, newest first, under one `restore` instant."""
     return RollbackResult.of_restore(rollbacks.restore_to_savepoint(spark, str(path), instant_time))
 
 
-def create_savepoint(spark, path, instant_time: str | None = None, user: str = "", comments: str = "") -> Instant:
+def create_savepoint(spark: "SparkSession", path: str, instant_time: str | None = None, user: str = "", comments: str = "") -> Instant:
     """Savepoint a completed commit (default the latest): the cleaner keeps its files; returns the savepoint."""
     return Instant(savepoints.create_savepoint(spark, str(path), instant_time, user, comments), SAVEPOINT)
 
 
-def delete_savepoint(spark, path, instant_time: str) -> None:
+def delete_savepoint(spark: "SparkSession", path: str, instant_time: str) -> None:
     """Remove the savepoint at `instant_time` (TimelineError naming the savepoints when there is none)."""
     savepoints.delete_savepoint(spark, str(path), instant_time)
 
 
-def show_savepoints(spark, path) -> list[Instant]:
+def show_savepoints(spark: "SparkSession", path: str) -> list[Instant]:
     """The table's savepoints, oldest first."""
     return [Instant(t, SAVEPOINT) for t in savepoints.show_savepoints(spark, str(path))]

@@ -1,6 +1,6 @@
 """Clustering config: when clustering is scheduled, which file slices a plan takes and how it rewrites them
 (Hudi's HoodieClusteringConfig). Keys pyhudi reads but Hudi parses late are declared as text (str) here and
-parsed by pyhudi.services.clustering_strategy, which names the key in its errors."""
+parsed by pyhudi.services.clustering.strategy, which names the key in its errors."""
 
 from __future__ import annotations
 

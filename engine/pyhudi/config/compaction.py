@@ -1,5 +1,5 @@
 """Compaction config: when merge-on-read file slices are compacted and which (Hudi's HoodieCompactionConfig).
-Strategy short names are resolved by pyhudi.services.compaction_plan."""
+Strategy short names are resolved by pyhudi.services.compaction.plan."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ def declare(key: str, default: Any, parse: Callable[[str], Any] = str, choices: 
     return prop
 
 
-def validator(*props: ConfigProperty) -> Callable:
+def validator(*props: ConfigProperty) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
     """Register `check(config)` to run when a HoodieConfig sets any of `props`."""
     def register(check: Callable[[Any], None]) -> Callable[[Any], None]:
         VALIDATORS.append((frozenset(p.key for p in props), check))

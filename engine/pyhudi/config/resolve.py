@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import field, fields
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
 from pyhudi.config.aliases import normalize_options
 from pyhudi.config.core import PROPERTIES, VALIDATORS, ConfigProperty, bool_value, parse_value, whole_number
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Settings = TypeVar("_Settings", bound="DataclassInstance")   # a frozen group config of `setting(...)` fields
 
 # Hudi keys pyhudi accepts without effect that a user may expect to change something: key -> why (the client warns
 # once per process, pyhudi.client.ignored_options).
@@ -103,12 +108,13 @@ def bool_option(options: Mapping[str, Any], key: str, default: bool) -> bool:
     return option(options, ConfigProperty(key, default, bool_value))
 
 
-def setting(prop: ConfigProperty):
+def setting(prop: ConfigProperty) -> Any:
     """A field of a frozen group config read from `prop` (see read_settings)."""
     return field(metadata={"setting": prop})
 
 
-def read_settings(cls, options: Mapping[str, Any] | HoodieConfig | None, /, **others: Any):
+def read_settings(cls: type[_Settings], options: Mapping[str, Any] | HoodieConfig | None, /,
+                  **others: Any) -> _Settings:
     """The group config `cls` from `options`: each field names its key with `setting(...)` and is parsed once
     (Hudi's default when absent), so a field can never be paired with another field's key. Fields that are not
     settings are given in `others`."""

@@ -13,7 +13,7 @@ import json
 import threading
 from collections import OrderedDict
 from datetime import datetime, timezone
-from typing import Mapping
+from typing import Any, Mapping
 
 import pyarrow.fs as pafs
 
@@ -22,6 +22,7 @@ from pyhudi.errors import NotAHudiTableError, UnsupportedTableVersionError
 from pyhudi.file_group.naming import PARTITION_METAFILE
 from pyhudi.storage import Storage
 from pyhudi.timeline import METAFOLDER, Timeline, has_archived_instants
+from pyhudi.timeline.commit_metadata import FileStamp
 
 from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_BACKUP,  # noqa: F401 (re-exports)
                                      PROPERTIES_FILE, SUPPORTED_TABLE_VERSIONS, TableProperties, dump_properties,
@@ -45,7 +46,7 @@ class HudiTable:
         self.properties = properties
 
     @classmethod
-    def load(cls, path: str) -> "HudiTable":
+    def load(cls, path: str | Storage) -> "HudiTable":
         storage = path if isinstance(path, Storage) else Storage(str(path))
         info = storage.fs.get_file_info(storage.full(PROPERTIES_FILE))
         if info.type != pafs.FileType.File and storage.exists(PROPERTIES_BACKUP):   # an update under way
@@ -102,7 +103,7 @@ class HudiTable:
         folder = self.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default
         return has_archived_instants(self.storage, folder)
 
-    def latest_avro_schema(self, timeline: Timeline | None = None) -> dict | None:
+    def latest_avro_schema(self, timeline: Timeline | None = None) -> dict[str, Any] | None:
         """Writer schema (Avro JSON, no meta columns) of the latest completed write, else the create schema."""
         timeline = timeline or self.timeline()
         for instant in reversed(timeline.completed_writes()):
@@ -118,10 +119,10 @@ class _PropertiesCache:
 
     def __init__(self, limit: int = 256):
         self.limit = limit
-        self._entries: OrderedDict[str, tuple[tuple, dict]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[FileStamp, dict[str, str]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, storage: Storage, stamp: tuple) -> TableProperties:
+    def get(self, storage: Storage, stamp: FileStamp) -> TableProperties:
         with self._lock:
             hit = self._entries.get(storage.base_uri)
         if hit is None or hit[0] != stamp or stamp[1] is None:

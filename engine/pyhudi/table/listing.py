@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import threading
 from collections import OrderedDict
+from typing import Any, Iterator, cast
 
 import pyarrow.fs as pafs
 
@@ -47,8 +48,8 @@ class TableListing:
     def __init__(self, storage: Storage):
         self.storage = storage
         self._files: dict[str, dict[str, tuple[str, int]]] = {}
-        self._instants: frozenset | None = None        # timeline fingerprint the listing matches
-        self._partitions_of: dict[tuple[str, str], frozenset] = {}   # completed write -> partitions it touched
+        self._instants: frozenset[Instant] | None = None        # timeline fingerprint the listing matches
+        self._partitions_of: dict[tuple[str, str], frozenset[str]] = {}   # completed write -> partitions it touched
         self._lock = threading.Lock()
         self.full_listings = 0          # counters for tests and profiles
         self.partition_listings = 0
@@ -145,7 +146,7 @@ class TableListing:
             self._files[partition] = files[partition]
 
     @staticmethod
-    def _add(files: dict, infos: list, base: str) -> None:
+    def _add(files: dict[str, dict[str, tuple[str, int]]], infos: list[pafs.FileInfo], base: str) -> None:
         for info in infos:
             relative = info.path[len(base) + 1:]
             files.setdefault(partition_of(relative), {})[relative] = (info.base_name, info.size)
@@ -156,7 +157,7 @@ def _kind(instant: Instant) -> str:
     return COMMIT if instant.action == COMPACTION else instant.action
 
 
-def _commit_partitions(metadata: dict) -> set[str]:
+def _commit_partitions(metadata: dict[str, Any]) -> set[str]:
     out = set(metadata.get("partitionToWriteStats") or {})
     out.update(metadata.get("partitionToReplaceFileIds") or {})
     return {p or "" for p in out}
@@ -165,19 +166,25 @@ def _commit_partitions(metadata: dict) -> set[str]:
 def _service_partitions(storage: Storage, instant: Instant) -> set[str]:
     """Partitions a completed clean, rollback or restore deleted files in, from its Avro metadata (the container
     file carries its own schema)."""
-    import fastavro
-
     data = storage.read_bytes(f"{METAFOLDER}/{instant.file_name}")
     if not data:
         return set()
-    record = next(iter(fastavro.reader(io.BytesIO(data))))
+    record = next(avro_records(data))
     if instant.action == RESTORE:
-        out = set()
+        out: set[str] = set()
         for rollbacks in (record.get("hoodieRestoreMetadata") or {}).values():
             for meta in rollbacks or []:
                 out.update((meta or {}).get("partitionMetadata") or {})
         return out
     return set(record.get("partitionMetadata") or {})
+
+
+def avro_records(data: bytes) -> Iterator[dict[str, Any]]:
+    """The records of an Avro container file (it carries its own schema). Hudi's timeline files (clean, rollback,
+    restore metadata, compaction and clustering plans) have a record schema: each record is a dict."""
+    import fastavro
+
+    return cast("Iterator[dict[str, Any]]", iter(fastavro.reader(io.BytesIO(data))))
 
 
 # --- one listing per table per process --------------------------------------------------------------------------

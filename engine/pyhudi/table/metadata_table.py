@@ -25,7 +25,7 @@ PARTITIONS = C.TABLE_METADATA_PARTITIONS.key
 PARTITIONS_INFLIGHT = C.TABLE_METADATA_PARTITIONS_INFLIGHT.key
 
 
-def metadata_partitions(values: dict) -> list[str]:
+def metadata_partitions(values: dict[str, str]) -> list[str]:
     """The metadata table partitions hoodie.properties names as ready or being built."""
     names = f"{values.get(PARTITIONS) or ''},{values.get(PARTITIONS_INFLIGHT) or ''}"
     return sorted({name.strip() for name in names.split(",") if name.strip()})

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Iterable
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.model import BaseFile, FileGroup, FileSlice, LogFile
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
-from pyhudi.table.listing import table_listing
-from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, WRITE_ACTIONS, Timeline
+from pyhudi.table.listing import avro_records, table_listing
+from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, WRITE_ACTIONS, Instant, Timeline
 
 if TYPE_CHECKING:
     from pyhudi.table import HudiTable
@@ -36,8 +36,8 @@ class FileSystemView:
         # Slices opened by a requested/inflight compaction collect new log files before their base exists.
         self._pending_compactions = {i.time for i in timeline.pending([COMPACTION])}
 
-    def _replaced_file_ids(self, writes: Iterable) -> set[tuple[str, str]]:
-        replaced = set()
+    def _replaced_file_ids(self, writes: Iterable[Instant]) -> set[tuple[str, str]]:
+        replaced: set[tuple[str, str]] = set()
         for instant in writes:
             if instant.action != REPLACE_COMMIT:
                 continue
@@ -109,16 +109,12 @@ class FileSystemView:
     @cached_property
     def pending_compaction_groups(self) -> dict[tuple[str, str], str]:
         """(partition, file id) -> instant of the requested/inflight compaction whose plan includes it."""
-        import io
-
-        import fastavro
-
-        groups = {}
+        groups: dict[tuple[str, str], str] = {}
         for instant_time in sorted(self._pending_compactions):
             data = self.table.storage.read_bytes(f"{METAFOLDER}/{instant_time}.compaction.requested")
             if not data:
                 continue
-            for plan in fastavro.reader(io.BytesIO(data)):
+            for plan in avro_records(data):
                 for op in plan.get("operations") or []:
                     groups[(op.get("partitionPath") or "", op["fileId"])] = instant_time
         return groups
@@ -127,15 +123,11 @@ class FileSystemView:
     def pending_clustering_groups(self) -> dict[tuple[str, str], str]:
         """(partition, file id) -> instant of the pending clustering (a requested/inflight replacecommit holding
         a clustering plan) that reads it: inserts do not go to it, updates follow the update strategy."""
-        import io
-
-        import fastavro
-
-        groups = {}
+        groups: dict[tuple[str, str], str] = {}
         for instant in self.timeline.pending([REPLACE_COMMIT]):
             name = f"{METAFOLDER}/{instant.time}.replacecommit.requested"
             data = self.table.storage.read_bytes(name) if self.table.storage.exists(name) else b""
-            for record in (fastavro.reader(io.BytesIO(data)) if data else ()):
+            for record in (avro_records(data) if data else ()):
                 for group in ((record.get("clusteringPlan") or {}).get("inputGroups") or ()):
                     for slice_info in group.get("slices") or ():
                         groups[(slice_info.get("partitionPath") or "", slice_info["fileId"])] = instant.time

@@ -4,10 +4,10 @@ commit metadata of its instants and the table's timeline zone (hoodie.properties
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Iterable
+from typing import Any, Iterable
 
 from pyhudi.storage import Storage
-from pyhudi.timeline.commit_metadata import METADATA_CACHE, parse_commit_metadata
+from pyhudi.timeline.commit_metadata import METADATA_CACHE, FileStamp, parse_commit_metadata
 from pyhudi.timeline.instant import (COMMIT, COMPACTION, METAFOLDER, STATE_ORDER, WRITE_ACTIONS, Instant,
                                      parse_instant_file_name)
 from pyhudi.timeline import instant_time as clock
@@ -16,7 +16,7 @@ from pyhudi.timeline.instant_time import LOCAL_ZONE, TIMELINE_TIMEZONE, ZonedIns
 class Timeline:
     """A snapshot of `.hoodie/`: every instant in its latest state, sorted by time."""
 
-    def __init__(self, storage: Storage, instants: Iterable[Instant], stamps: dict[str, tuple] | None = None,
+    def __init__(self, storage: Storage, instants: Iterable[Instant], stamps: dict[str, FileStamp] | None = None,
                  zone: str = LOCAL_ZONE):
         self.storage = storage
         self.zone = zone          # hoodie.table.timeline.timezone of the table (LOCAL or UTC)
@@ -28,13 +28,13 @@ class Timeline:
             key = (instant.time, COMMIT if instant.action == COMPACTION and instant.is_completed else instant.action)
             if key not in latest or STATE_ORDER[instant.state] > STATE_ORDER[latest[key].state]:
                 latest[key] = instant
-        merged: dict[str, Instant] = {}
+        merged: dict[tuple[str, str], Instant] = {}
         for (time_part, action), instant in latest.items():
             if action == COMPACTION and (time_part, COMMIT) in latest:
                 continue
             merged[(time_part, action)] = instant
         self.instants: list[Instant] = sorted(merged.values())
-        self._metadata: dict[Instant, dict] = {}
+        self._metadata: dict[Instant, dict[str, Any]] = {}
 
     @classmethod
     def load(cls, storage: Storage) -> "Timeline":
@@ -51,7 +51,7 @@ class Timeline:
         return cls(storage, instants, stamps, zone)
 
     @property
-    def fingerprint(self) -> frozenset:
+    def fingerprint(self) -> frozenset[Instant]:
         """What this snapshot holds: every instant in its latest state (two equal fingerprints: same timeline)."""
         return frozenset(self.instants)
 
@@ -95,7 +95,7 @@ class Timeline:
         return None
 
     # --- metadata -----------------------------------------------------------------------------------------
-    def read_metadata(self, instant: Instant) -> dict:
+    def read_metadata(self, instant: Instant) -> dict[str, Any]:
         """Commit metadata JSON of a completed write instant (empty dict for empty files), read once per
         timeline snapshot. A file that is not a JSON object of Hudi's shape raises CorruptFileError."""
         cached = self._metadata.get(instant)
@@ -117,10 +117,10 @@ class Timeline:
 
 
 PROPERTIES_FILE = "hoodie.properties"
-_ZONES: dict[tuple, str] = {}     # (table, hoodie.properties size and mtime) -> timeline zone
+_ZONES: dict[tuple[str, FileStamp], str] = {}     # (table, hoodie.properties size and mtime) -> timeline zone
 
 
-def _table_zone(storage: Storage, stamp: tuple) -> str:
+def _table_zone(storage: Storage, stamp: FileStamp) -> str:
     """hoodie.table.timeline.timezone from hoodie.properties, read again only when the file changed."""
     key = (storage.base_uri, stamp)
     zone = _ZONES.get(key)

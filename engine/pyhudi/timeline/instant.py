@@ -61,7 +61,7 @@ class Instant:
     def with_state(self, state: State) -> "Instant":
         return Instant(self.time, self.action, state)
 
-    def _order(self):
+    def _order(self) -> tuple[str, int, str]:
         return (self.time, STATE_ORDER[self.state], self.action)
 
     def __lt__(self, other: "Instant") -> bool:

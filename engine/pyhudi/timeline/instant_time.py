@@ -25,7 +25,9 @@ class ZonedInstantTime(str):
     """An instant time that knows the timeline zone it came from (Timeline.latest_time returns one), so
     new_instant_time(after=timeline.latest_time()) makes the next instant in the table's zone."""
 
-    def __new__(cls, text: str, zone: str):
+    zone: str   # hoodie.table.timeline.timezone of the timeline (LOCAL or UTC), set by __new__
+
+    def __new__(cls, text: str, zone: str) -> ZonedInstantTime:
         value = super().__new__(cls, text)
         value.zone = zone
         return value

@@ -3,6 +3,8 @@ create-if-absent (a clash means another writer took the instant time)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.timeline.commit_metadata import commit_metadata_bytes
@@ -29,7 +31,7 @@ def transition_to_inflight(storage: Storage, requested: Instant, content: bytes 
     return instant
 
 
-def transition_to_completed(storage: Storage, inflight: Instant, metadata: dict) -> Instant:
+def transition_to_completed(storage: Storage, inflight: Instant, metadata: dict[str, Any]) -> Instant:
     instant = inflight.with_state(State.COMPLETED)
     _publish(storage, instant, commit_metadata_bytes(metadata))
     return instant
