@@ -26,6 +26,12 @@ def fixture_table(name: str, tmp_path_factory) -> Path:
     return target / top
 
 
+def times(values) -> list[str]:
+    """The instant times of typed results (Instants, WriteResults) or time strings, in order."""
+    from pyhudi.table_api import instant_time
+    return [instant_time(v) for v in values]
+
+
 def hudi_rs_read(path, *, as_of: str | None = None, start: str | None = None, end: str | None = None) -> pa.Table:
     """Rows hudi-rs (the native Hudi reader) returns for the table."""
     from hudi import HudiQueryType, HudiReadOptions, HudiTableBuilder

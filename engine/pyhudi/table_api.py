@@ -22,7 +22,7 @@ The top layer of pyproject.toml's contract: it sits above the SQL layer's catalo
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, TypeVar, Union
+from typing import TYPE_CHECKING, TypeVar, Union, cast
 
 from pyhudi import config as C
 from pyhudi.errors import NotAHudiTableError
@@ -115,7 +115,7 @@ class Table:
         """A DataFrame of the table: snapshot, read_optimized, incremental or as of an instant (an instant may be
         given as its time, an Instant or a WriteResult)."""
         from pyhudi.reader import read
-        opts = self._options(options)
+        opts = {k: _option_value(v) for k, v in self._options(options).items()}
         for keyword, value in (("query_type", query_type), ("as_of", as_of), ("begin_instant", begin_instant),
                                ("end_instant", end_instant)):
             if value is not None:
@@ -248,6 +248,13 @@ def instant_time(value: InstantLike) -> str:
         if isinstance(getattr(value, attribute, None), str):
             return getattr(value, attribute)
     return str(value)
+
+
+def _option_value(value: object) -> object:
+    """A read option's value; an Instant or a WriteResult given for an instant option stands for its time."""
+    if isinstance(getattr(value, "time", None), str) or isinstance(getattr(value, "instant_time", None), str):
+        return instant_time(cast("InstantLike", value))
+    return value
 
 
 def _optional_time(value: InstantLike | None) -> str | None:

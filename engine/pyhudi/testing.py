@@ -9,7 +9,7 @@ PYHUDI_FAIL_FIRST_ATTEMPT names that point: with a master that retries tasks (`l
 and the failed attempt's files stay behind, as a retried or speculative task's do on a cluster. With
 PYHUDI_FAIL_FIRST_ATTEMPT_LOG naming a file, each injected failure appends a line to it.
 
-Points (see the README): write.after_requested, write.after_inflight, write.executor.after_file,
+Points (docs/contributing.md lists each with where it fires; a test keeps that list whole): write.after_requested, write.after_inflight, write.executor.after_file,
 write.before_complete, write.after_complete, compaction.after_inflight, compaction.before_commit,
 rollback.after_plan, rollback.after_instant_deleted, rollback.before_complete, restore.after_first_rollback,
 savepoint.after_inflight, clean.after_inflight, clean.before_complete, occ.holding_lock. Task failure points: write.executor.after_file.

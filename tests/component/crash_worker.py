@@ -49,9 +49,9 @@ def main() -> None:
             instant = upsert(action[1], int(time.time() * 1000))
             report(action="write", instant=str(instant))
         elif kind == "compact":
-            report(action="compact", instants=pyhudi.compact(spark, path, options=options))
+            report(action="compact", instants=[i.time for i in pyhudi.compact(spark, path, options=options)])
         elif kind == "savepoint":
-            report(action="savepoint", instant=pyhudi.create_savepoint(spark, path))
+            report(action="savepoint", instant=pyhudi.create_savepoint(spark, path).time)
         elif kind == "rollback_latest":
             from pyhudi.table import HudiTable
             latest = HudiTable.load(path).timeline().latest_completed_write().time
@@ -59,7 +59,7 @@ def main() -> None:
             pyhudi.rollback_to_instant(spark, path, latest)
             report(action="rollback", instant=latest)
         elif kind == "restore":
-            target = pyhudi.show_savepoints(spark, path)[0]
+            target = pyhudi.show_savepoints(spark, path)[0].time
             pyhudi.restore_to_savepoint(spark, path, target)
             report(action="restore", instant=target)
         elif kind == "writes":

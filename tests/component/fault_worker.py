@@ -27,17 +27,17 @@ def run(spark, path: str, options: dict, action: list):
     if kind == "delete_partition":
         return str(pyhudi.delete_partitions(spark, path, arg, options))
     if kind == "compact":
-        return pyhudi.compact(spark, path, options=options)
+        return [i.time for i in pyhudi.compact(spark, path, options=options)]
     if kind == "cluster":
-        return pyhudi.cluster(spark, path, options=options)
+        return [i.time for i in pyhudi.cluster(spark, path, options=options)]
     if kind == "clean":
         return bool(pyhudi.clean(spark, path, {**options, **(arg or {})}))
     if kind == "rollback":
-        return pyhudi.rollback_to_instant(spark, path, arg)
+        return bool(pyhudi.rollback_to_instant(spark, path, arg))
     if kind == "savepoint":
-        return pyhudi.create_savepoint(spark, path, arg)
+        return pyhudi.create_savepoint(spark, path, arg).time
     if kind == "restore":
-        return pyhudi.restore_to_savepoint(spark, path, arg)
+        return bool(pyhudi.restore_to_savepoint(spark, path, arg))
     raise SystemExit(f"unknown action {kind}")
 
 

@@ -16,7 +16,7 @@ from pyhudi.file_group.log_file import read_log_bytes
 from pyhudi.services.archive import archived_instants, read_archived_entries
 from pyhudi.table import HudiTable
 from pyhudi.timeline import COMMIT, State, create_requested
-from support import hudi_rs_read, rows
+from support import hudi_rs_read, rows, times
 
 COLUMNS = ["_hoodie_record_key", "_hoodie_commit_time", "id", "name", "ts", "part"]
 
@@ -69,7 +69,7 @@ def test_archive_file_is_a_hudi_log_of_archived_meta_entries(spark, tmp_path):
     path = tmp_path / "t"
     opts = _options("t", **{"hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"})
     commits = [str(pyhudi.write(_df(spark, [(i, f"n{i}", i, "p1")]), path, opts)) for i in range(5)]
-    assert pyhudi.archive(spark, path, opts) == commits[:3]
+    assert times(pyhudi.archive(spark, path, opts)) == times(commits[:3])
     files = sorted((path / ".hoodie" / "archived").glob(".commits_.archive.*"))
     assert [f.name for f in files] == [".commits_.archive.1_1-0-1"]
     (block,) = list(read_log_bytes(files[0].read_bytes(), files[0].name, decode=False))
@@ -94,13 +94,13 @@ def test_archive_stops_at_savepoints_and_pending_instants(spark, tmp_path):
     commits = [str(pyhudi.write(_df(spark, [(i, f"n{i}", i, "p1")]), path, opts)) for i in range(6)]
     expected = _same_as_hudi_rs(spark, path)
     pyhudi.create_savepoint(spark, path, commits[2])
-    assert pyhudi.archive(spark, path, opts) == commits[:2]           # never the savepoint or after it
+    assert times(pyhudi.archive(spark, path, opts)) == times(commits[:2])           # never the savepoint or after it
     pyhudi.delete_savepoint(spark, path, commits[2])
     table = HudiTable.load(str(path))
     pending = str(int(commits[3]) + 1)
     assert pending < commits[4]
     create_requested(table.storage, pending, COMMIT)                   # a write still running
-    assert pyhudi.archive(spark, path, opts) == commits[2:3]           # up to the last commit before it
+    assert times(pyhudi.archive(spark, path, opts)) == times(commits[2:3])           # up to the last commit before it
     (path / ".hoodie" / f"{pending}.commit.requested").unlink()
     assert pyhudi.archive(spark, path, opts) == []                     # 3 active, max 3: nothing due
     assert _same_as_hudi_rs(spark, path) == expected

@@ -21,8 +21,8 @@ def _df(spark):
 
 def test_insert_and_bulk_insert_generate_unique_keys(spark, tmp_path):
     path = str(tmp_path / "events")
-    first = pyhudi.write(_df(spark), path, {**OPTIONS, "hoodie.datasource.write.operation": "bulk_insert"})
-    second = pyhudi.write(_df(spark), path, {**OPTIONS, "hoodie.datasource.write.operation": "insert"})
+    first = pyhudi.write(_df(spark), path, {**OPTIONS, "hoodie.datasource.write.operation": "bulk_insert"}).instant_time
+    second = pyhudi.write(_df(spark), path, {**OPTIONS, "hoodie.datasource.write.operation": "insert"}).instant_time
     keys = [r[0] for r in pyhudi.read(spark, path).select("_hoodie_record_key").collect()]
     assert len(keys) == len(set(keys)) == 6
     assert sorted({k.split("_")[0] for k in keys}) == sorted([first, second])

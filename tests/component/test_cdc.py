@@ -140,7 +140,7 @@ def test_sql_table_changes_cdc(spark, tmp_path):
     path = tmp_path / "sqlcdc"
     options = _options("sqlcdc")
     pyhudi.write(spark.createDataFrame([(1, "a", 1.0, 1, "us"), (2, "b", 2.0, 1, "eu")], SCHEMA), path, options)
-    second = pyhudi.write(spark.createDataFrame([(1, "a2", 3.0, 2, "us")], SCHEMA), path, options)
+    second = pyhudi.write(spark.createDataFrame([(1, "a2", 3.0, 2, "us")], SCHEMA), path, options).instant_time
     df = pyhudi.sql(spark, f"SELECT op, ts_ms, before, after FROM hudi_table_changes('{path}', 'cdc', 'earliest')")
     got = _cdc_rows(df)
     assert [(op, ts) for op, ts, *_ in got].count(("u", second)) == 1
@@ -155,7 +155,7 @@ def test_insert_overwrite_is_deletes_and_inserts(spark, tmp_path):
     pyhudi.write(spark.createDataFrame([(1, "a", 1.0, 1, "us"), (2, "b", 2.0, 1, "us"), (3, "c", 3.0, 1, "eu")],
                                        SCHEMA), path, options)
     over = pyhudi.write(spark.createDataFrame([(1, "a2", 5.0, 2, "us"), (9, "z", 9.0, 2, "us")], SCHEMA), path,
-                        {**options, "hoodie.datasource.write.operation": "insert_overwrite"})
+                        {**options, "hoodie.datasource.write.operation": "insert_overwrite"}).instant_time
     got = _cdc_rows(pyhudi.read(spark, path, {**CDC_READ, "hoodie.datasource.read.begin.instanttime": "000"}))
     changes = sorted((op, key) for op, ts, key, *_ in got if ts == over)
     assert changes == [("d", "1"), ("d", "2"), ("i", "1"), ("i", "9")]
@@ -188,9 +188,9 @@ def test_cow_merge_writes_hudi_cdc_log(spark, tmp_path, mode):
     pyhudi.write(spark.createDataFrame([(1, "a", 1.0, 1, "us"), (2, "b", 2.0, 1, "us"), (3, "c", 3.0, 1, "us")],
                                        SCHEMA), path, options)
     second = pyhudi.write(spark.createDataFrame([(1, "a2", 5.0, 2, "us"), (4, "d", 4.0, 2, "us")], SCHEMA),
-                          path, options)
+                          path, options).instant_time
     third = pyhudi.write(spark.createDataFrame([(2, "x", 0.0, 3, "us")], SCHEMA), path,
-                         {**options, "hoodie.datasource.write.operation": "delete"})
+                         {**options, "hoodie.datasource.write.operation": "delete"}).instant_time
     table = HudiTable.load(str(path))
     assert table.properties.get("hoodie.table.cdc.supplemental.logging.mode") == mode
     instants = [i.time for i in table.timeline().completed_writes()]
@@ -289,8 +289,8 @@ def test_replace_operations(spark, tmp_path, table_type):
                                        SCHEMA), path, options)
     pyhudi.write(spark.createDataFrame([(2, "b2", 2.5, 2, "eu")], SCHEMA), path, options)   # a log file on MOR
     table_over = pyhudi.write(spark.createDataFrame([(2, "b3", 7.0, 3, "eu"), (5, "e", 5.0, 3, "us")], SCHEMA),
-                              path, {**options, "hoodie.datasource.write.operation": "insert_overwrite_table"})
-    dropped = pyhudi.delete_partitions(spark, path, ["eu"], options)
+                              path, {**options, "hoodie.datasource.write.operation": "insert_overwrite_table"}).instant_time
+    dropped = pyhudi.delete_partitions(spark, path, ["eu"], options).instant_time
     got = _cdc_rows(pyhudi.read(spark, path, {**CDC_READ, "hoodie.datasource.read.begin.instanttime": "000"}))
     over = sorted((op, key, (dict(a or b))["name"]) for op, ts, key, b, a in got if ts == table_over)
     assert over == [("d", "1", "a"), ("d", "2", "b2"), ("d", "3", "c"), ("i", "2", "b3"), ("i", "5", "e")]

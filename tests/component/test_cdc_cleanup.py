@@ -33,10 +33,11 @@ def _history(spark, path: Path, name: str, commits: int) -> list[str]:
     """An insert of three keys, then `commits - 1` upserts of one existing key each: every upsert merges the one
     file group and writes one -cdc log."""
     options = _options(name)
-    instants = [pyhudi.write(spark.createDataFrame([(k, "v0", 0, "us") for k in (1, 2, 3)], SCHEMA), path, options)]
+    instants = [pyhudi.write(spark.createDataFrame([(k, "v0", 0, "us") for k in (1, 2, 3)], SCHEMA), path,
+                             options).instant_time]
     for n in range(1, commits):
         batch = spark.createDataFrame([(n % 3 + 1, f"v{n}", n, "us")], SCHEMA)
-        instants.append(pyhudi.write(batch, path, options))
+        instants.append(pyhudi.write(batch, path, options).instant_time)
     return instants
 
 
@@ -97,7 +98,7 @@ def test_rollback_deletes_the_cdc_logs_of_the_commit(spark, tmp_path):
     assert _cdc_logs(path) == {t2: logs[t2]}
     assert _changes(spark, path) == until_t2
     # a new commit after the rollback logs its own changes next to t2's
-    t4 = pyhudi.write(spark.createDataFrame([(1, "again", 9, "us")], SCHEMA), path, _options("cdc_rolled"))
+    t4 = pyhudi.write(spark.createDataFrame([(1, "again", 9, "us")], SCHEMA), path, _options("cdc_rolled")).instant_time
     assert sorted(_cdc_logs(path)) == [t2, t4]
     _assert_hudi_rs_agrees(spark, path)
 
@@ -118,8 +119,8 @@ def test_restore_deletes_and_savepoint_pins_cdc_logs(spark, tmp_path):
     # two more merges, then a clean retaining 1 commit: t5's and t6's slices stay (the newest before the retained
     # commit, and the latest), t2's is savepointed and stays with its -cdc log, t1's goes (it has no -cdc log)
     options = _options("cdc_restored")
-    t5 = pyhudi.write(spark.createDataFrame([(2, "v5", 5, "us")], SCHEMA), path, options)
-    t6 = pyhudi.write(spark.createDataFrame([(3, "v6", 6, "us")], SCHEMA), path, options)
+    t5 = pyhudi.write(spark.createDataFrame([(2, "v5", 5, "us")], SCHEMA), path, options).instant_time
+    t6 = pyhudi.write(spark.createDataFrame([(3, "v6", 6, "us")], SCHEMA), path, options).instant_time
     logs = _cdc_logs(path)
     assert sorted(logs) == [t2, t5, t6]
     latest = _changes(spark, path, begin=t5)
@@ -146,7 +147,7 @@ def test_failed_write_is_rolled_back_with_its_cdc_log(spark, tmp_path):
     assert out.returncode != 0 and '"action": "write"' not in out.stdout, out.stderr[-2000:]
     failed = [i for i in _cdc_logs(path) if i not in (t1, t2)]
     assert len(failed) == 1                                    # the dead writer's -cdc log is on storage
-    t3 = pyhudi.write(spark.createDataFrame([(3, "next", 7, "us")], SCHEMA), path, _options("cdc_failed"))
+    t3 = pyhudi.write(spark.createDataFrame([(3, "next", 7, "us")], SCHEMA), path, _options("cdc_failed")).instant_time
     logs = _cdc_logs(path)
     assert sorted(logs) == [t2, t3]                            # the failed write's went with its rollback
     assert [r for r in _changes(spark, path) if r[1] != t3] == changes

@@ -19,7 +19,7 @@ from pyhudi.transaction.lock import table_lock
 from pyhudi.services.clean.run import _schedule, CleanOptions, clean_after_commit, read_cleaner_plan
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN, Instant, State, transition_to_inflight
-from support import hudi_rs_read, rows
+from support import hudi_rs_read, rows, times
 
 COLUMNS = ["_hoodie_record_key", "_hoodie_commit_time", "id", "name", "ts", "part"]
 NO_AUTO = {"hoodie.clean.automatic": "false"}
@@ -200,7 +200,7 @@ def test_merge_on_read_slices_and_pending_compaction(spark, tmp_path):
     opts = _options("mor", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})
     d1 = str(pyhudi.write(_df(spark, [(1, "a", 1, "p1"), (2, "b", 1, "p1")]), path, opts))
     pyhudi.write(_df(spark, [(1, "a2", 2, "p1")]), path, opts)                       # log on slice d1
-    (t3,) = pyhudi.compact(spark, path)                                              # base at t3
+    (t3,) = times(pyhudi.compact(spark, path))                                              # base at t3
     d4 = str(pyhudi.write(_df(spark, [(2, "b4", 4, "p1")]), path, opts))             # logs on slice t3
     pyhudi.write(_df(spark, [(1, "a5", 5, "p1")]), path, opts)
     assert _files(path) == ({d1, t3}, {d1, t3})
@@ -213,7 +213,7 @@ def test_merge_on_read_slices_and_pending_compaction(spark, tmp_path):
     assert _same_as_hudi_rs(spark, path) == expected
     assert _same_as_hudi_rs(spark, path, d4) == as_of_d4
 
-    (t6,) = pyhudi.compact(spark, path, op="schedule")                               # pending: reads slice t3
+    (t6,) = times(pyhudi.compact(spark, path, op="schedule"))                               # pending: reads slice t3
     pyhudi.write(_df(spark, [(2, "b7", 7, "p1")]), path, opts)                      # log-only slice t6
     assert pyhudi.clean(spark, path, {"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
                                       "hoodie.cleaner.fileversions.retained": "1"}) is None
@@ -229,7 +229,7 @@ def test_replaced_file_groups_and_deleted_partitions_are_cleaned(spark, tmp_path
     c1 = str(pyhudi.write(_df(spark, [(1, "a", 1, "p1"), (2, "b", 1, "p2")]), path, opts))
     c2 = str(pyhudi.write(_df(spark, [(3, "c", 2, "p1")]), path,
                           {**opts, "hoodie.datasource.write.operation": "insert_overwrite"}))
-    c3 = pyhudi.delete_partitions(spark, path, ["p2"], opts)
+    c3 = pyhudi.delete_partitions(spark, path, ["p2"], opts).instant_time
     c4 = str(pyhudi.write(_df(spark, [(4, "d", 4, "p3")]), path, opts))
     assert _slices(path) == {"p1": {c1, c2}, "p2": {c1}, "p3": {c4}}
     expected = _same_as_hudi_rs(spark, path)

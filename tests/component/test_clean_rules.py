@@ -64,7 +64,7 @@ def test_clean_is_scheduled_every_max_commits(spark, tmp_path):
                                respect_trigger=True) is None
     # an explicit clean plans what is due (as an explicit compaction schedule ignores the inline trigger)
     assert pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "1",
-                                      "hoodie.clean.max.commits": "2"})["earliestCommitToRetain"] == c7
+                                      "hoodie.clean.max.commits": "2"}).earliest_commit_to_retain == str(c7)
     with pytest.raises(ConfigError, match="hoodie.clean.max.commits"):
         pyhudi.write(_df(spark, [(1, "x", 9, "p1")]), path, {**opts, "hoodie.clean.max.commits": "-1"})
     with pytest.raises(ConfigError, match="hoodie.clean.trigger.strategy"):
@@ -112,7 +112,7 @@ def test_background_clean_is_joined_at_process_exit(tmp_path):
     done = tmp_path / "done"
     script.write_text(
         "import time\n"
-        "from pyhudi.services import async_clean\n"
+        "from pyhudi.services.clean import background as async_clean\n"
         f"def slow():\n    time.sleep(1.5)\n    open({str(done)!r}, 'w').write('ok')\n"
         "def bad():\n    raise RuntimeError('clean broke')\n"
         "async_clean.start('file:///t1', slow)\n"

@@ -64,8 +64,8 @@ def test_hudi_cli_commands(spark, tmp_path, capsys):
     path = str(tmp_path / "cli_table")
     opts = {"hoodie.table.name": "cli_table", "hoodie.datasource.write.recordkey.field": "id",
             "hoodie.datasource.write.operation": "upsert"}
-    first = pyhudi.write(spark.createDataFrame([(1, "a")], "id int, v string"), path, opts)
-    second = pyhudi.write(spark.createDataFrame([(2, "b")], "id int, v string"), path, opts)
+    first = pyhudi.write(spark.createDataFrame([(1, "a")], "id int, v string"), path, opts).instant_time
+    second = pyhudi.write(spark.createDataFrame([(2, "b")], "id int, v string"), path, opts).instant_time
     assert main(["commits", "show", "--path", path, "--master", "local[2]"]) == 0
     out = capsys.readouterr().out
     assert str(first) in out and str(second) in out and "commit_time" in out

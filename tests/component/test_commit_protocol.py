@@ -74,7 +74,7 @@ def test_failed_lock_release_after_commit_keeps_the_commit(spark, tmp_path, monk
 
     monkeypatch.setattr(FileSystemLock, "release", release)
     with pytest.warns(UserWarning, match="lock"):
-        instant = pyhudi.write(_df(spark, [(2, "b", 2, "us")]), path, options)
+        instant = pyhudi.write(_df(spark, [(2, "b", 2, "us")]), path, options).instant_time
     monkeypatch.setattr(FileSystemLock, "release", original)
     assert (path / ".hoodie" / f"{instant}.commit").exists()
     assert _state(spark, path) == {1: "a", 2: "b"}
@@ -93,7 +93,7 @@ def test_failed_heartbeat_stop_after_commit_keeps_the_commit(spark, tmp_path, mo
 
     monkeypatch.setattr(Heartbeat, "stop", stop)
     with pytest.warns(UserWarning, match="heartbeat"):
-        instant = pyhudi.write(_df(spark, [(2, "b", 2, "us")]), path, options)
+        instant = pyhudi.write(_df(spark, [(2, "b", 2, "us")]), path, options).instant_time
     assert (path / ".hoodie" / f"{instant}.commit").exists()
     assert _state(spark, path) == {1: "a", 2: "b"}
 
@@ -227,7 +227,7 @@ def test_overwrite_reading_itself(spark, tmp_path):
     options = _options("self")
     pyhudi.write(_df(spark, [(1, "a", 1, "eu"), (2, "b", 1, "us")]), path, options)
     pyhudi.write(_df(spark, [(3, "c", 2, "us")]), path, options)
-    instant = pyhudi.write(pyhudi.read(spark, str(path)), str(path), options, mode="overwrite")
+    instant = pyhudi.write(pyhudi.read(spark, str(path)), str(path), options, mode="overwrite").instant_time
     assert _state(spark, path) == {1: "a", 2: "b", 3: "c"}
     timeline = HudiTable.load(str(path)).timeline()
     assert [i.time for i in timeline.completed_writes()] == [instant]
@@ -283,7 +283,7 @@ def test_compaction_plan_outside_the_table_is_refused(spark, tmp_path, field):
     options = _options("escape", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})
     pyhudi.write(_df(spark, [(1, "a", 1, "eu")]), path, options)
     pyhudi.write(_df(spark, [(1, "a2", 2, "eu")]), path, options)
-    instant = pyhudi.compact(spark, path, op="schedule")[0]
+    instant = pyhudi.compact(spark, path, op="schedule")[0].time
     plan_file = path / ".hoodie" / f"{instant}.compaction.requested"
     plan = read_compaction_plan(HudiTable.load(str(path)).storage, instant)
     victim = tmp_path / "victim"

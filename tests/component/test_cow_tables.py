@@ -56,9 +56,9 @@ def test_partitioned_upserts_match_hudi_rs(spark, tmp_path, hive_style):
     path = tmp_path / "trips"
     options = _options("trips", **{"hoodie.datasource.write.hive_style_partitioning": hive_style})
     first = pyhudi.write(_df(spark, [(1, "a", 1.0, 1, "us"), (2, "b", 2.0, 1, "eu"), (3, "c", 3.0, 1, "us")]),
-                         path, options)
+                         path, options).instant_time
     second = pyhudi.write(_df(spark, [(1, "a2", 10.0, 2, "us"), (4, "d", 4.0, 2, "asia"),
-                                      (1, "a-old", 99.0, 0, "us")]), path, options)
+                                      (1, "a-old", 99.0, 0, "us")]), path, options).instant_time
     assert first < second
     snapshot = pyhudi.read(spark, path).toArrow()
     by_id = {r["id"]: r for r in snapshot.to_pylist()}
@@ -96,12 +96,12 @@ def test_options_with_the_commit_metadata_prefix_are_kept_in_the_commit(spark, t
     job's checkpoint, read back with the commit); SQL UPDATE and DELETE are prepped writes, as Hudi's, unless
     hoodie.spark.sql.optimized.writes.enable=false."""
     path = tmp_path / "checkpoint"
-    instant = pyhudi.write(_df(spark, [(1, "a", 1.0, 1, "us")]), path, _options("cp", _checkpoint="offsets=42"))
+    instant = pyhudi.write(_df(spark, [(1, "a", 1.0, 1, "us")]), path, _options("cp", _checkpoint="offsets=42")).instant_time
     extra = json.loads((path / ".hoodie" / f"{instant}.commit").read_text())["extraMetadata"]
     assert extra["_checkpoint"] == "offsets=42" and "hoodie.table.name" not in extra
     instant = pyhudi.write(_df(spark, [(2, "b", 1.0, 1, "us")]), path,
                            _options("cp", **{"hoodie.datasource.write.commitmeta.key.prefix": "stream.",
-                                             "stream.batch": "7", "_checkpoint": "offsets=43"}))
+                                             "stream.batch": "7", "_checkpoint": "offsets=43"})).instant_time
     extra = json.loads((path / ".hoodie" / f"{instant}.commit").read_text())["extraMetadata"]
     assert extra["stream.batch"] == "7" and "_checkpoint" not in extra
 
@@ -173,7 +173,7 @@ def test_insert_bulk_insert_and_delete(spark, tmp_path):
     pyhudi.write(_df(spark, [(100, "x", 1.0, 1, "us"), (101, "y", 1.0, 1, "eu")]), path,
                  {**options, "hoodie.datasource.write.operation": "insert"})
     deleted = pyhudi.write(_df(spark, [(3, None, None, 9, "us"), (4, None, None, 9, "eu"), (999, None, None, 9, "us")]),
-                           path, {**options, "hoodie.datasource.write.operation": "delete"})
+                           path, {**options, "hoodie.datasource.write.operation": "delete"}).instant_time
     ids = sorted(r["id"] for r in pyhudi.read(spark, path).select("id").collect())
     assert ids == sorted(set(range(50)) - {3, 4} | {100, 101})
     commit = json.loads((path / ".hoodie" / f"{deleted}.commit").read_text())

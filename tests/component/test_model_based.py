@@ -159,7 +159,7 @@ class HudiTableModel(RuleBasedStateMachine):
         if not present:
             return
         partition = present[pick % len(present)]
-        instant = pyhudi.delete_partitions(self.spark, self.path, [partition], self.options)
+        instant = pyhudi.delete_partitions(self.spark, self.path, [partition], self.options).instant_time
         self.model = {k: v for k, v in self.model.items() if v[3] != partition}
         self._committed(str(instant))
 
@@ -196,7 +196,7 @@ class HudiTableModel(RuleBasedStateMachine):
         if latest in self.savepoints or not self.history or latest != self.history[-1][0]:
             return
         try:
-            assert pyhudi.create_savepoint(self.spark, self.path, latest) == latest
+            assert pyhudi.create_savepoint(self.spark, self.path, latest).time == str(latest)
         except TimelineError as exc:
             # Hudi's rule (SavepointActionExecutor): refused when older than the latest clean's earliest commit to
             # retain. That commit was completed when the clean ran and is newer than every commit left, so it must
@@ -224,7 +224,7 @@ class HudiTableModel(RuleBasedStateMachine):
         if not self.savepoints:
             return
         target = sorted(self.savepoints)[pick % len(self.savepoints)]
-        assert pyhudi.delete_savepoint(self.spark, self.path, target)
+        pyhudi.delete_savepoint(self.spark, self.path, target)
         del self.savepoints[target]
 
     @rule()

@@ -57,7 +57,7 @@ def test_write_compaction_and_clean_draw_progress_and_log_a_summary(spark, tmp_p
     compacted = pyhudi.compact(spark, path)
     assert compacted
     line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("compaction "))
-    assert f"compaction {compacted[0]} on " in line and "2 files" in line
+    assert f"compaction {compacted[0].time} on " in line and "2 files" in line
     assert "[pyhudi] compaction progress" in capsys.readouterr().err
 
     caplog.clear()

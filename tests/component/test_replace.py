@@ -35,13 +35,13 @@ def _replace_meta(path, instant):
 def test_insert_overwrite_replaces_only_batch_partitions(spark, tmp_path, table_type):
     path = tmp_path / "t"
     options = _options("ovw", table_type)
-    first = pyhudi.write(_df(spark, [(i, f"n{i}", 1, "eu" if i % 2 else "us") for i in range(10)]), path, options)
+    first = pyhudi.write(_df(spark, [(i, f"n{i}", 1, "eu" if i % 2 else "us") for i in range(10)]), path, options).instant_time
     if table_type == "MERGE_ON_READ":   # a log file in 'us' as well
         pyhudi.write(_df(spark, [(0, "upd", 2, "us")]), path, options)
     old_eu_groups = {fg for (p, fg) in HudiTable.load(str(path)).view().file_groups if p == "eu"}
 
     overwrite = pyhudi.write(_df(spark, [(100, "a", 3, "eu"), (101, "b", 3, "eu")]), path,
-                             {**options, "hoodie.datasource.write.operation": "insert_overwrite"})
+                             {**options, "hoodie.datasource.write.operation": "insert_overwrite"}).instant_time
     hoodie = path / ".hoodie"
     assert (hoodie / f"{overwrite}.replacecommit.requested").read_bytes() == b""
     assert (hoodie / f"{overwrite}.replacecommit.inflight").exists()
@@ -66,14 +66,14 @@ def test_insert_overwrite_table_and_delete_partition(spark, tmp_path):
     options = _options("ovt")
     pyhudi.write(_df(spark, [(i, f"n{i}", 1, ["eu", "us", "asia"][i % 3]) for i in range(9)]), path, options)
     table_ovw = pyhudi.write(_df(spark, [(50, "x", 2, "eu"), (51, "y", 2, "us")]), path,
-                             {**options, "hoodie.datasource.write.operation": "insert_overwrite_table"})
+                             {**options, "hoodie.datasource.write.operation": "insert_overwrite_table"}).instant_time
     meta = _replace_meta(path, table_ovw)
     assert meta["operationType"] == "INSERT_OVERWRITE_TABLE"
     assert set(meta["partitionToReplaceFileIds"]) == {"eu", "us", "asia"}
     assert _ids(spark, path) == [50, 51]
     assert rows(hudi_rs_read(path), ["id"]) == [(50,), (51,)]
 
-    dropped = pyhudi.delete_partitions(spark, path, ["us"])
+    dropped = pyhudi.delete_partitions(spark, path, ["us"]).instant_time
     meta = _replace_meta(path, dropped)
     assert meta["operationType"] == "DELETE_PARTITION" and meta["partitionToWriteStats"] == {}
     assert list(meta["partitionToReplaceFileIds"]) == ["us"] and len(meta["partitionToReplaceFileIds"]["us"]) == 1
@@ -82,7 +82,7 @@ def test_insert_overwrite_table_and_delete_partition(spark, tmp_path):
     assert _ids(spark, path, **{"as.of.instant": table_ovw}) == [50, 51]
 
     # the datasource form: operation delete_partition with partitions.to.delete and an empty batch
-    again = pyhudi.write(_df(spark, [(60, "z", 3, "asia")]), path, options)
+    again = pyhudi.write(_df(spark, [(60, "z", 3, "asia")]), path, options).instant_time
     pyhudi.write(spark.createDataFrame([], "id long"), path,
                  {**options, "hoodie.datasource.write.operation": "delete_partition",
                   "hoodie.datasource.write.partitions.to.delete": "asia"})

@@ -12,7 +12,7 @@ import pyhudi
 from pyhudi.errors import TimelineError
 from pyhudi.commit.timeline_metadata import savepointed_files
 from pyhudi.table import HudiTable
-from support import assert_same_rows_as_hudi_rs, hudi_rs_read, rows
+from support import assert_same_rows_as_hudi_rs, hudi_rs_read, rows, times
 
 
 def _df(spark, records):
@@ -47,12 +47,12 @@ def test_rollback_savepoint_restore(spark, tmp_path, table_type):
     path = tmp_path / "t"
     options = _options("rb", table_type)
     hoodie = path / ".hoodie"
-    w1 = pyhudi.write(_df(spark, [(i, "v1", 1, "eu" if i % 2 else "us") for i in range(6)]), path, options)
-    w2 = pyhudi.write(_df(spark, [(0, "v2", 2, "us"), (1, "v2", 2, "eu")]), path, options)
+    w1 = pyhudi.write(_df(spark, [(i, "v1", 1, "eu" if i % 2 else "us") for i in range(6)]), path, options).instant_time
+    w2 = pyhudi.write(_df(spark, [(0, "v2", 2, "us"), (1, "v2", 2, "eu")]), path, options).instant_time
     after_w2 = _state(spark, path)
     files_after_w2 = _data_files(path)
 
-    assert pyhudi.create_savepoint(spark, path, w2, "alice", "before w3") == w2
+    assert pyhudi.create_savepoint(spark, path, w2, "alice", "before w3").time == str(w2)
     meta = _avro(hoodie / f"{w2}.savepoint")
     assert meta["savepointedBy"] == "alice" and meta["comments"] == "before w3"
     assert set(meta["partitionMetadata"]) == {"eu", "us"}
@@ -64,7 +64,7 @@ def test_rollback_savepoint_restore(spark, tmp_path, table_type):
     assert (hoodie / f"{w2}.savepoint.inflight").exists()
 
     w3 = pyhudi.write(_df(spark, [(2, "v3", 3, "us"), (7, "v3", 3, "eu")]), path, options).instant_time
-    assert pyhudi.rollback_to_instant(spark, path, w3) is True
+    assert pyhudi.rollback_to_instant(spark, path, w3).rolled_back == [str(w3)]
     assert _state(spark, path) == after_w2
     assert _data_files(path) == files_after_w2
     rollbacks = [n for n in _timeline_files(path) if n.endswith(".rollback")]
@@ -81,8 +81,8 @@ def test_rollback_savepoint_restore(spark, tmp_path, table_type):
     if table_type == "MERGE_ON_READ":
         assert pyhudi.compact(spark, path)
     pyhudi.write(_df(spark, [(4, "v5", 5, "us")]), path, options)
-    assert pyhudi.show_savepoints(spark, path) == [w2]
-    assert pyhudi.restore_to_savepoint(spark, path, w2) is True
+    assert times(pyhudi.show_savepoints(spark, path)) == times([w2])
+    assert pyhudi.restore_to_savepoint(spark, path, w2).instant.action == "restore"
     assert _state(spark, path) == after_w2
     assert _data_files(path) == files_after_w2
     restores = [n for n in _timeline_files(path) if n.endswith(".restore")]
@@ -96,7 +96,7 @@ def test_rollback_savepoint_restore(spark, tmp_path, table_type):
     # the table keeps working after a restore; the savepoint can be removed
     pyhudi.write(_df(spark, [(9, "v6", 6, "eu")]), path, options)
     assert (9, "v6") in _state(spark, path)
-    assert pyhudi.delete_savepoint(spark, path, w2) is True
+    assert pyhudi.delete_savepoint(spark, path, w2) is None
     assert pyhudi.show_savepoints(spark, path) == []
     assert not (hoodie / f"{w2}.savepoint").exists() and not (hoodie / f"{w2}.savepoint.inflight").exists()
     assert rows(hudi_rs_read(path), ["id"]) == sorted((i,) for i, _ in _state(spark, path))
@@ -106,8 +106,8 @@ def test_rollback_savepoint_restore(spark, tmp_path, table_type):
 def test_bad_rollback_and_savepoint_requests_leave_table_untouched(spark, tmp_path):
     path = tmp_path / "t"
     options = _options("bad", "COPY_ON_WRITE")
-    w1 = pyhudi.write(_df(spark, [(1, "a", 1, "eu")]), path, options)
-    w2 = pyhudi.write(_df(spark, [(1, "b", 2, "eu")]), path, options)
+    w1 = pyhudi.write(_df(spark, [(1, "a", 1, "eu")]), path, options).instant_time
+    w2 = pyhudi.write(_df(spark, [(1, "b", 2, "eu")]), path, options).instant_time
     pyhudi.create_savepoint(spark, path)   # the latest commit by default
     before = _timeline_files(path)
     with pytest.raises(TimelineError, match=f"latest completed commit is {w2}"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import pyhudi
+from support import times
 from pyhudi.errors import TimelineError
 from pyhudi.timeline import CLEAN
 from pyhudi.table import HudiTable
@@ -18,7 +19,7 @@ OPTIONS = {"hoodie.table.name": "window", "hoodie.datasource.write.recordkey.fie
 
 def _write(spark, path, ts):
     return pyhudi.write(spark.createDataFrame([(1, f"v{ts}", ts, "p0")], "id long, name string, ts long, part string"),
-                        path, {**OPTIONS, "hoodie.datasource.write.operation": "upsert"})
+                        path, {**OPTIONS, "hoodie.datasource.write.operation": "upsert"}).instant_time
 
 
 def _timeline_files(path):
@@ -29,8 +30,8 @@ def test_savepoint_refused_behind_the_last_clean_even_after_a_rollback(spark, tm
     path = tmp_path / "t"
     w1, w2 = _write(spark, path, 1), _write(spark, path, 2)
     assert not HudiTable.load(str(path)).timeline().completed([CLEAN]), "nothing was due for the cleaner yet"
-    assert pyhudi.create_savepoint(spark, path, w1) == w1      # older than the latest, but no clean passed it
-    assert pyhudi.delete_savepoint(spark, path, w1)
+    assert pyhudi.create_savepoint(spark, path, w1).time == str(w1)      # older than the latest, but no clean passed it
+    pyhudi.delete_savepoint(spark, path, w1)
 
     w3 = _write(spark, path, 3)                 # its automatic clean retains w3 and deletes w1's file
     assert HudiTable.load(str(path)).timeline().completed([CLEAN])
@@ -41,5 +42,5 @@ def test_savepoint_refused_behind_the_last_clean_even_after_a_rollback(spark, tm
     assert _timeline_files(path) == before
 
     w4 = _write(spark, path, 4)                 # a commit within the window is savepointed as usual
-    assert pyhudi.create_savepoint(spark, path, w4) == w4
-    assert pyhudi.show_savepoints(spark, path) == [w4]
+    assert pyhudi.create_savepoint(spark, path, w4).time == str(w4)
+    assert times(pyhudi.show_savepoints(spark, path)) == times([w4])

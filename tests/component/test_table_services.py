@@ -15,7 +15,7 @@ from pyhudi.errors import WriteConflictError
 from pyhudi.services.compaction.plan import read_compaction_plan
 from pyhudi.table import HudiTable
 from pyhudi.timeline import CLEAN, COMMIT
-from support import hudi_rs_read, rows
+from support import hudi_rs_read, rows, times
 
 MOR = {"hoodie.datasource.write.table.type": "MERGE_ON_READ"}
 
@@ -105,7 +105,7 @@ def logs_table(spark, tmp_path_factory):
 
 
 def _planned(spark, path, options) -> list[tuple[str, int]]:
-    (t,) = pyhudi.compact(spark, path, "schedule", options=options)
+    (t,) = times(pyhudi.compact(spark, path, "schedule", options=options))
     try:
         return [(op.partition_path, len(op.delta_files))
                 for op in read_compaction_plan(HudiTable.load(str(path)).storage, t).operations]

@@ -76,9 +76,10 @@ def test_footer_cache_is_bounded_lru():
     assert sum(cache.get(f"f{i}") is not None for i in range(5)) == 2
 
 
-def test_write_result_is_the_instant_string():
+def test_write_result_prints_its_instant_but_is_not_a_string():
     result = WriteResult("20240101000000000", "upsert", [{"numWrites": 3}], {"index_type": "BLOOM"})
-    assert result == "20240101000000000" and result.num_writes == 3
+    assert str(result) == f"{result}" == "20240101000000000" and result != "20240101000000000"
+    assert result.num_writes == 3
     copy = pickle.loads(pickle.dumps(result))
     assert copy == result and copy.index_stats == {"index_type": "BLOOM"} and copy.operation == "upsert"
 

@@ -305,7 +305,3 @@ def _shell(spark) -> int:
     if readline is not None and history:
         readline.write_history_file(history)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -37,7 +37,8 @@ SQL_OPTIMIZED_WRITES = declare(
     "hoodie.spark.sql.optimized.writes.enable", True, bool_value,
     doc="SQL UPDATE and DELETE are Hudi's prepped writes: their commits record UPSERT_PREPPED / DELETE_PREPPED.")
 METADATA_ENABLE = declare("hoodie.metadata.enable", False, bool_value,
-                          doc="pyhudi does not write the metadata table; true is accepted and ignored with a warning.")
+                          doc="pyhudi does not write the metadata table yet: true warns, and a table's metadata table is "
+                              "dropped before pyhudi commits (as Java Hudi does with it disabled).")
 
 # --- file sizing ----------------------------------------------------------------------------------------
 MAX_FILE_SIZE = declare("hoodie.parquet.max.file.size", 125829120, POSITIVE)

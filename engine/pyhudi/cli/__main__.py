@@ -1,0 +1,7 @@
+"""`python -m pyhudi.cli`: the `pyhudi` command."""
+
+import sys
+
+from pyhudi.cli import main
+
+sys.exit(main())
