@@ -2,7 +2,7 @@
 table-service guard), runs an action on the commit protocol, commits, then runs the post-commit services as hooks.
 `pyhudi.Table` (and the free functions over it) and the SQL layer call in here, never below.
 
-Modules, by action: write (write, delete_partitions; WriteResult), explain and dry_run (a write without writing),
+Modules, by action: create (an empty table, as CREATE TABLE), write (write, delete_partitions; WriteResult), explain and dry_run (a write without writing),
 overwrite (mode='overwrite'), compaction, clustering, maintenance (clean, archive; CleanResult), undo (rollback,
 savepoints, restore; RollbackResult), truncate, replace and drop (a table's files as SQL's TRUNCATE, CREATE OR
 REPLACE and DROP remove them), table_services (the `pyhudi services` loop), hooks (post-commit services),

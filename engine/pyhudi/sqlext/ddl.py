@@ -105,22 +105,9 @@ def create_hudi_files(path: str, resolved: dict, data_schema: T.StructType, tabl
     """hoodie.properties for a new table (what Hudi's CREATE TABLE writes: identity and the create schema)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    from pyhudi.keygen import build_key_generator
-    from pyhudi.schema import storage_schema
-    from pyhudi.table import HudiTable
-    from pyhudi.writer.options import table_properties as _table_properties
-
-    keygen = build_key_generator(resolved, table_name)
-    arrow = storage_schema(to_arrow_schema(data_schema, timezone="UTC", prefers_large_types=False),
-                           table_name=table_name)
-    props = _table_properties(resolved, keygen, arrow)
-    props[C.DATABASE_NAME.key] = resolved[C.DATABASE_NAME.key]
-    for key in (C.DROP_PARTITION_COLUMNS.key,):
-        if key in resolved:
-            props[key] = resolved[key]
-    if str(resolved.get(C.POPULATE_META_FIELDS.key, "true")).lower() == "false":
-        props[C.POPULATE_META_FIELDS.key] = "false"
-    return HudiTable.create(path, props)
+    from pyhudi.client.create import create_table
+    arrow = to_arrow_schema(data_schema, timezone="UTC", prefers_large_types=False)
+    return create_table(path, resolved, arrow, table_name)
 
 
 def _catalog_properties(options: dict, table) -> dict:
