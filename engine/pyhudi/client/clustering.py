@@ -5,6 +5,8 @@ these; the action itself is pyhudi.services.clustering.run."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, ContextManager
+
 import warnings
 
 from pyhudi import config as C
@@ -18,11 +20,14 @@ from pyhudi.timeline import normalize_instant_argument
 from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC
 from pyhudi.transaction.service_guard import table_service_guard
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 OPERATIONS = {"schedule": "schedule", "execute": "execute", "run": "execute",
               "scheduleandexecute": "scheduleAndExecute"}
 
 
-def _commit_guard(table: HudiTable, raw: dict):
+def _commit_guard(table: HudiTable, raw: dict) -> Callable[[], ContextManager] | None:
     if str(raw.get(CONCURRENCY_KEY, "")).strip().lower() != OCC:
         return None
     return lambda: table_lock(table.storage, raw)
@@ -48,7 +53,7 @@ def _refuse_bucket_index(table: HudiTable, options: dict | None) -> None:
                           f"{C.BUCKET_NUM_BUCKETS.key} when creating the table instead")
 
 
-def schedule_clustering(spark, path, options: dict | None = None, instant_time: str | None = None) -> str | None:
+def schedule_clustering(spark: SparkSession, path: str, options: dict | None = None, instant_time: str | None = None) -> str | None:
     """Plan a clustering of the table at `path`; returns its instant time, or None when no file slice qualifies."""
     table = HudiTable.load(str(path))
     _refuse_virtual_keys(table)
@@ -58,7 +63,7 @@ def schedule_clustering(spark, path, options: dict | None = None, instant_time: 
         return action.schedule_plan(table, table.timeline(), opts, instant_time)
 
 
-def cluster(spark, path, op: str = "scheduleAndExecute", instant_time: str | list | None = None,
+def cluster(spark: SparkSession, path: str, op: str = "scheduleAndExecute", instant_time: str | list | None = None,
             options: dict | None = None) -> list[str]:
     """Hudi's `run_clustering` operations; returns the clustering instants acted on.
 
@@ -101,7 +106,7 @@ def cluster(spark, path, op: str = "scheduleAndExecute", instant_time: str | lis
     return targets
 
 
-def run_inline_clustering_if_due(spark, path, options) -> str | None:
+def run_inline_clustering_if_due(spark: SparkSession, path: str, options: dict) -> str | None:
     """After a commit: with ``hoodie.clustering.inline=true``, schedule a clustering when at least
     ``hoodie.clustering.inline.max.commits`` commits completed since the last one, and run it;
     ``hoodie.clustering.schedule.inline=true`` alone only schedules. Returns the instant, else None. A write

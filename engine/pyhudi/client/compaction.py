@@ -4,6 +4,8 @@ rollback that leaves live writes alone) around the compaction action's schedulin
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import warnings
 
 from pyhudi import config as C
@@ -14,8 +16,11 @@ from pyhudi.table import HudiTable
 from pyhudi.timeline import COMPACTION, normalize_instant_argument
 from pyhudi.transaction.service_guard import table_service_guard
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
-def schedule_compaction(spark, path, options: dict | None = None, instant_time: str | None = None) -> str | None:
+
+def schedule_compaction(spark: SparkSession, path: str, options: dict | None = None, instant_time: str | None = None) -> str | None:
     """Plan a compaction of the table at `path`; returns its instant time, or None when no file slice has log
     files outside pending compactions (nothing is written then).
 
@@ -29,7 +34,7 @@ def schedule_compaction(spark, path, options: dict | None = None, instant_time: 
         return action.schedule_plan(table, table.timeline(), opts, instant_time)
 
 
-def compact(spark, path, op: str = "scheduleAndExecute", instant_time: str | None = None,
+def compact(spark: SparkSession, path: str, op: str = "scheduleAndExecute", instant_time: str | None = None,
             options: dict | None = None) -> list[str]:
     """Hudi's `run_compaction` operations; returns the compaction instants acted on.
 
@@ -70,7 +75,7 @@ def compact(spark, path, op: str = "scheduleAndExecute", instant_time: str | Non
     return targets
 
 
-def run_inline_compaction_if_due(spark, path, options) -> str | None:
+def run_inline_compaction_if_due(spark: SparkSession, path: str, options: dict) -> str | None:
     """After a delta commit: with ``hoodie.compact.inline=true``, run pending compactions, then schedule and run
     a new one if the trigger is due (``hoodie.compact.schedule.inline=true`` alone only schedules). Returns the
     instant compacted (or scheduled), else None. A write pending on the timeline (another writer) skips the

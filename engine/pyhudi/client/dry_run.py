@@ -27,7 +27,7 @@ class _CountingSink:
     def __init__(self, path: str):
         self.path, self.size, self.closed = path, 0, False
 
-    def write(self, data) -> int:
+    def write(self, data: bytes | memoryview) -> int:
         n = memoryview(data).nbytes
         self.size += n
         return n
@@ -54,7 +54,7 @@ class _DryRunHandler(pafs.FileSystemHandler):
     def __eq__(self, other):
         return isinstance(other, _DryRunHandler) and self.real.equals(other.real)
 
-    def equals(self, other) -> bool:
+    def equals(self, other: object) -> bool:
         return self == other
 
     def get_type_name(self) -> str:
@@ -63,22 +63,22 @@ class _DryRunHandler(pafs.FileSystemHandler):
     def normalize_path(self, path: str) -> str:
         return self.real.normalize_path(path)
 
-    def get_file_info(self, paths):
+    def get_file_info(self, paths: list[str]) -> list[pafs.FileInfo]:
         return self.real.get_file_info(paths)
 
-    def get_file_info_selector(self, selector):
+    def get_file_info_selector(self, selector: pafs.FileSelector) -> list[pafs.FileInfo]:
         return self.real.get_file_info(selector)
 
-    def open_input_stream(self, path: str):
+    def open_input_stream(self, path: str) -> pa.NativeFile:
         return self.real.open_input_stream(path)
 
-    def open_input_file(self, path: str):
+    def open_input_file(self, path: str) -> pa.NativeFile:
         return self.real.open_input_file(path)
 
-    def open_output_stream(self, path: str, metadata=None):
+    def open_output_stream(self, path: str, metadata: dict | None = None) -> pa.PythonFile:
         return pa.PythonFile(_CountingSink(path), mode="w")
 
-    def open_append_stream(self, path: str, metadata=None):
+    def open_append_stream(self, path: str, metadata: dict | None = None) -> pa.PythonFile:
         return pa.PythonFile(_CountingSink(path), mode="w")
 
     def create_dir(self, path: str, recursive: bool = True) -> None:

@@ -148,7 +148,7 @@ def explain_write(df: DataFrame, path: str, options: dict | None = None) -> Writ
     config = C.HoodieConfig({**table.properties.write_options(), **check_identity(table, path, options)})
     incoming = drop_meta_columns(df)
     wc = resolve_write_options(config, incoming, table)
-    name = wc.table_name
+    name = wc.table_name or table.name
     keygen = build_key_generator(dict(wc.options), name)
     data = data_columns(incoming, operation, name)
     check_fields(data, keygen, wc)

@@ -7,13 +7,18 @@ it becomes a warning naming the service, the committed instant and how to run th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import warnings
 
 from pyhudi import config as C
 from pyhudi.table import HudiTable
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
-def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
+
+def _inline_compaction(spark: SparkSession, table: HudiTable, options: dict) -> None:
     from pyhudi.client import compaction
     config = C.HoodieConfig(options, warn_unknown=False)
     # hoodie.compact.schedule.inline alone schedules (Hudi's postCommit reaches it without compact.inline)
@@ -22,14 +27,14 @@ def _inline_compaction(spark, table: HudiTable, options: dict) -> None:
         compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
 
 
-def _inline_clustering(spark, table: HudiTable, options: dict) -> None:
+def _inline_clustering(spark: SparkSession, table: HudiTable, options: dict) -> None:
     config = C.HoodieConfig(options, warn_unknown=False)
     if config.get(C.CLUSTERING_INLINE) or config.get(C.CLUSTERING_SCHEDULE_INLINE):
         from pyhudi.client import clustering
         clustering.run_inline_clustering_if_due(spark, table.storage.base_uri, options)
 
 
-def _clean(spark, table: HudiTable, options: dict) -> None:
+def _clean(spark: SparkSession, table: HudiTable, options: dict) -> None:
     from pyhudi.services.clean import run as clean
     from pyhudi.services.clean.trigger import clean_async
     # hoodie.clean.async: started before the write (client/write.py); wait for it, its error raised here. Without
@@ -39,7 +44,7 @@ def _clean(spark, table: HudiTable, options: dict) -> None:
         clean.clean_after_commit(spark, table.storage.base_uri, options)
 
 
-def _archive(spark, table: HudiTable, options: dict) -> None:
+def _archive(spark: SparkSession, table: HudiTable, options: dict) -> None:
     from pyhudi.services import archive
     from pyhudi.transaction.lock import table_lock
     archive.archive_after_commit(spark, table.storage.base_uri, options, table_lock)
@@ -54,7 +59,7 @@ POST_COMMIT_HOOKS = (
 )
 
 
-def run_post_commit_hooks(spark, table: HudiTable, options: dict, instant_time: str) -> list[str]:
+def run_post_commit_hooks(spark: SparkSession, table: HudiTable, options: dict, instant_time: str) -> list[str]:
     """Run every hook in order; returns the names of those that failed (each also warned)."""
     failed = []
     for name, hook, fix in POST_COMMIT_HOOKS:

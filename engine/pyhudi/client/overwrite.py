@@ -12,12 +12,17 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from pyspark.sql import DataFrame
 
 from pyhudi.spark.progress import wait_for_running_tasks
 from pyhudi.storage import Storage
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_R = TypeVar("_R")
 
 
 def staging_path(storage: Storage) -> str:
@@ -25,7 +30,7 @@ def staging_path(storage: Storage) -> str:
     return os.path.join(parent, f".{name}.pyhudi-overwrite-{uuid.uuid4().hex[:12]}")
 
 
-def overwrite_local(spark, storage: Storage, write_new: Callable[[str], object]):
+def overwrite_local(spark: SparkSession, storage: Storage, write_new: Callable[[str], _R]) -> _R:
     """Run `write_new(staging)` (it creates and commits the new table there), then swap it in for the old one."""
     target = storage.base_path.rstrip("/")
     staging = staging_path(storage)

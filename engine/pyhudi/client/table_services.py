@@ -9,6 +9,8 @@ table is reported and the others go on.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import time
 from dataclasses import dataclass, field
 
@@ -19,6 +21,9 @@ from pyhudi.services import archive
 from pyhudi.services.clean import run as clean
 from pyhudi.table import HudiTable
 from pyhudi.transaction.lock import table_lock
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 SERVICES = ("compaction", "clustering", "clean", "archive")
 MODES = ("schedule", "execute", "scheduleAndExecute")
@@ -44,9 +49,10 @@ class ServicesReport:
         return [r for r in self.runs if r.error is not None]
 
 
-def run_table_services(spark, paths: list[str], services: list[str] | None = None, options: dict | None = None,
+def run_table_services(spark: SparkSession, paths: list[str], services: list[str] | None = None, options: dict | None = None,
                        compaction_mode: str = "scheduleAndExecute", clustering_mode: str = "scheduleAndExecute",
-                       rounds: int = 1, interval_seconds: float = 0.0, on_run=None) -> ServicesReport:
+                       rounds: int = 1, interval_seconds: float = 0.0,
+                       on_run: Callable[[ServiceRun], None] | None = None) -> ServicesReport:
     """Run `services` (default all four, in Hudi's postCommit order) on every table of `paths`, `rounds` times
     (0: until interrupted), sleeping `interval_seconds` between rounds. `on_run(ServiceRun)` is called after each."""
     services = list(services or SERVICES)
@@ -79,7 +85,8 @@ def run_table_services(spark, paths: list[str], services: list[str] | None = Non
     return report
 
 
-def _run_service(spark, path: str, service: str, options: dict, compaction_mode: str, clustering_mode: str):
+def _run_service(spark: SparkSession, path: str, service: str, options: dict, compaction_mode: str,
+                 clustering_mode: str) -> object:
     if service == "compaction":
         if not HudiTable.load(path).properties.is_mor:
             return None          # copy-on-write tables have nothing to compact
