@@ -27,7 +27,7 @@ def main(argv: list[str]) -> None:
         rows = [tuple(r) for r in json.loads(argv[3])]
         print(pyhudi.write(spark.createDataFrame(rows, SCHEMA), path, options(argv[2])))
     elif op == "rollback":
-        print(pyhudi.rollback_to_instant(None, path, argv[2]))
+        print(bool(pyhudi.rollback_to_instant(None, path, argv[2])))
     elif op == "clean":
         print(pyhudi.clean(None, path, {"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
                                         "hoodie.cleaner.fileversions.retained": "1"}))
