@@ -42,7 +42,7 @@ def _snapshot(spark, path):
 def _commit_extra(path, instant):
     table = HudiTable.load(str(path))
     timeline = table.timeline()
-    meta = timeline.read_metadata(next(i for i in timeline.completed_writes() if i.time == instant))
+    meta = timeline.read_metadata(next(i for i in timeline.completed_writes() if i.time == str(instant)))
     return meta["extraMetadata"]
 
 
