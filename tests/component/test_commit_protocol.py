@@ -230,7 +230,7 @@ def test_overwrite_reading_itself(spark, tmp_path):
     instant = pyhudi.write(pyhudi.read(spark, str(path)), str(path), options, mode="overwrite")
     assert _state(spark, path) == {1: "a", 2: "b", 3: "c"}
     timeline = HudiTable.load(str(path)).timeline()
-    assert [i.time for i in timeline.completed_writes()] == [instant]
+    assert [i.time for i in timeline.completed_writes()] == [str(instant)]
     _same_in_hudi_rs(spark, path)
     assert not [p for p in tmp_path.iterdir() if p.name != "t"]   # no staging folder left
 
@@ -283,7 +283,7 @@ def test_compaction_plan_outside_the_table_is_refused(spark, tmp_path, field):
     options = _options("escape", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})
     pyhudi.write(_df(spark, [(1, "a", 1, "eu")]), path, options)
     pyhudi.write(_df(spark, [(1, "a2", 2, "eu")]), path, options)
-    instant = pyhudi.compact(spark, path, op="schedule")[0]
+    instant = pyhudi.compact(spark, path, op="schedule")[0].time
     plan_file = path / ".hoodie" / f"{instant}.compaction.requested"
     plan = read_compaction_plan(HudiTable.load(str(path)).storage, instant)
     victim = tmp_path / "victim"

@@ -159,7 +159,7 @@ def test_rollback_after_the_cleaner_removed_the_previous_version_is_refused(spar
     pyhudi.write(_df(spark, [(i, f"n{i}", 1, "p1") for i in range(10)]), path, opts)
     if table_type == "MERGE_ON_READ":     # a compaction replaces the slice the cleaner then removes
         pyhudi.write(_df(spark, [(1, "u", 2, "p1")]), path, opts)
-        latest = str(pyhudi.compact(spark, path, options=opts)[0])
+        latest = pyhudi.compact(spark, path, options=opts)[0].time
         pyhudi.clean(spark, path, opts)
     else:
         latest = str(pyhudi.write(_df(spark, [(1, "u", 2, "p1")]), path, opts))

@@ -243,7 +243,7 @@ def _prepare(case: Case, action: str, tmp_path):
         return ["savepoint", latest], before, partial
     if action == "restore":
         target = HudiTable.load(case.path).timeline().latest_completed_write().time
-        assert pyhudi.create_savepoint(case.spark, case.path, target) == target
+        assert pyhudi.create_savepoint(case.spark, case.path, target).time == target
         case.upsert([4, 5, 10])
         partial = dict(case.model)
         case.upsert([0, 6, 11])
