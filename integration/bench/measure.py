@@ -111,7 +111,8 @@ class SparkJobs:
 
 # modules that import pyhudi.commit.spark_jobs.collect_or_raise by name (the writer's are being reshaped: a module
 # that no longer exists or no longer uses it is skipped)
-COLLECT_USERS = ("pyhudi.writer.write_action", "pyhudi.services.compaction.run", "pyhudi.client.compaction")
+COLLECT_USERS = ("pyhudi.writer.write_action", "pyhudi.writer.staged", "pyhudi.writer.one_job",
+                 "pyhudi.writer.bulk_insert", "pyhudi.services.compaction.run", "pyhudi.client.compaction")
 
 
 def label_collects(spark):

@@ -25,7 +25,7 @@ def test_insert_and_bulk_insert_generate_unique_keys(spark, tmp_path):
     second = pyhudi.write(_df(spark), path, {**OPTIONS, "hoodie.datasource.write.operation": "insert"}).instant_time
     keys = [r[0] for r in pyhudi.read(spark, path).select("_hoodie_record_key").collect()]
     assert len(keys) == len(set(keys)) == 6
-    assert sorted({k.split("_")[0] for k in keys}) == sorted([first, second])
+    assert sorted({k.split("_")[0] for k in keys}) == sorted([str(first), str(second)])
     assert "hoodie.table.recordkey.fields" not in HudiTable.load(path).properties.values
     assert_same_rows_as_hudi_rs(spark, path, min_columns=3)
 

@@ -230,7 +230,7 @@ def test_overwrite_reading_itself(spark, tmp_path):
     instant = pyhudi.write(pyhudi.read(spark, str(path)), str(path), options, mode="overwrite").instant_time
     assert _state(spark, path) == {1: "a", 2: "b", 3: "c"}
     timeline = HudiTable.load(str(path)).timeline()
-    assert [i.time for i in timeline.completed_writes()] == [instant]
+    assert [i.time for i in timeline.completed_writes()] == [str(instant)]
     _same_in_hudi_rs(spark, path)
     assert not [p for p in tmp_path.iterdir() if p.name != "t"]   # no staging folder left
 

@@ -42,7 +42,7 @@ def _snapshot(spark, path):
 def _commit_extra(path, instant):
     table = HudiTable.load(str(path))
     timeline = table.timeline()
-    meta = timeline.read_metadata(next(i for i in timeline.completed_writes() if i.time == instant))
+    meta = timeline.read_metadata(next(i for i in timeline.completed_writes() if i.time == str(instant)))
     return meta["extraMetadata"]
 
 
@@ -218,7 +218,7 @@ def test_mor_slices_older_than_the_timeline_are_checked_only_when_archived_commi
     [compaction] = times(pyhudi.compact(spark, path, options=opts))
     for ts in (3, 4, 5, 6):       # updates after the compaction; the archiver then archives it
         pyhudi.write(_batch(spark, [0, 1], ts, regions=ab), path, opts)
-    assert HudiTable.load(path).view().before_timeline_start(compaction)
+    assert HudiTable.load(path).view().before_timeline_start(compaction.time)
     assert _flagged_regions(path) == set()      # was {"a", "b"}: a log decode per upsert into either
     pyhudi.write(_batch(spark, [2], 7, regions=ab), path, {**opts, "hoodie.datasource.write.operation": "delete"})
     assert _flagged_regions(path) == {"a"}       # the delete's write stat

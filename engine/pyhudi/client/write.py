@@ -4,6 +4,9 @@ hooks.
     validate options -> [overwrite: new table first] -> transaction.begin -> inflight -> action writes files ->
     transaction.complete (reconcile, publish) | abort -> heartbeat stopped -> post-commit hooks
 
+The steps from begin to the logged commit are the instant skeleton every data-writing action shares
+(pyhudi.commit.run.run_instant); the write brings its transaction's begin, complete and end.
+
 Once the completed instant exists the write has happened: nothing after it (lock release, heartbeat, hooks) can
 undo it or turn it into an error.
 """
@@ -21,6 +24,9 @@ from pyhudi.spark import progress
 from pyhudi.client import overwrite
 from pyhudi.client.hooks import run_post_commit_hooks
 from pyhudi.client.ignored_options import warn_ignored
+from pyhudi.commit.instant_commit import InstantCommit
+from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.run import run_instant
 from pyhudi.errors import ConfigError
 from pyhudi.keygen import build_key_generator
 from pyhudi.schema import avro_to_arrow
@@ -176,32 +182,32 @@ class WriteClient:
 
 
 def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, options: dict) -> WriteResult:
-    """One write action inside one transaction, then the post-commit hooks."""
+    """One write action inside one transaction (the instant skeleton, commit/run.py), then the post-commit hooks."""
     transaction = WriteTransaction(table, options)
-    commit = None
     started = time.monotonic()
     if clean_trigger.clean_async(options):     # hoodie.clean.async: the clean runs beside the write (preWrite)
         start_async_clean(spark, table.storage.base_uri, options)
-    try:
+    planned: dict = {}
+
+    def begin() -> InstantCommit:
         action.prepare()
-        commit, timeline = transaction.begin(action.timeline_action)
-        commit.start(action.inflight_metadata())
+        commit, planned["timeline"] = transaction.begin(action.timeline_action)
+        return commit
+
+    def work(commit: InstantCommit) -> CommitMetadata:
         crash_point("write.after_inflight")
         with progress.tracked(spark, f"{action.operation} {table.name}"):
-            metadata = action.write(commit.instant_time, timeline)
-        transaction.complete(commit, metadata)
-    except BaseException:
-        if commit is not None:
-            commit.abort()   # does nothing once the completed instant exists
-        raise
-    finally:
+            return action.write(commit.instant_time, planned["timeline"])
+
+    def end(commit: InstantCommit | None) -> None:
         try:
             transaction.end(commit)
         finally:
             action.release()
-    crash_point("write.after_complete")
-    commit.finish()
-    progress.log_commit(action.operation, table.storage.base_uri, commit.instant_time, started, metadata.write_stats)
+
+    commit, metadata = run_instant(begin, work, label=action.operation, started=started,
+                                   inflight=action.inflight_metadata(), complete=transaction.complete, end=end,
+                                   after_complete=lambda: crash_point("write.after_complete"))
     failed = run_post_commit_hooks(spark, table, options, commit.instant_time)
     return WriteResult(commit.instant_time, action.operation, metadata.write_stats, action.index_stats_dict(),
                        failed)

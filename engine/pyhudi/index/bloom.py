@@ -145,7 +145,7 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
     in it; returns those keys (each once).
 
     `trusted` (a mask over `keys`): keys whose bloom positive counts as found without reading the key column -
-    the caller knows no other file's key range holds them (see one_job._confirm). A false positive (rate
+    the caller knows no other file's key range holds them (see writer/one_job_tasks.confirm). A false positive (rate
     hoodie.index.bloom.fpp) then sends a new key to this file group, where it is written as an insert of that
     file (the copy-on-write merge finds no stored record; a merge-on-read log record without a base row reads as
     one): the rows stay right, only that key's placement and its insert/update count differ.

@@ -16,14 +16,15 @@ A non-partitioned table is only coalesced by the two PARTITION_PATH modes, as in
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 
 from pyhudi.commit.markers import create_marker
-from pyhudi.commit.spark_jobs import reserve_sequence, task_token
+from pyhudi.commit.metadata import STATS_DDL, write_stat
+from pyhudi.commit.spark_jobs import collect_or_raise, reserve_sequence, task_token
 from pyhudi.file_group.base_file import encoded_record_size, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.sorted_runs import run_bounds
@@ -31,8 +32,22 @@ from pyhudi.testing import crash_point, task_failure_point
 from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import PARTITION_PATH, RECORD_KEY, WriteContext, footer_bloom, stats_table, stamp_meta
 
+if TYPE_CHECKING:
+    from pyhudi.writer.strategy import WriteJob
+
 SORT_MODES = ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
               "PARTITION_PATH_REPARTITION_AND_SORT")
+
+
+def write(job: WriteJob) -> tuple[list[dict], None]:
+    """The bulk_insert strategy: the batch deduplicated when hoodie.combine.before.insert is on (as Hudi), laid
+    out by the sort mode, cut into new base files by each task; no index is consulted (no index stats)."""
+    partitioned = bool(job.wc.partition_path_field)
+    ordered, grouped = lay_out(job.deduped(job.keyed), job.wc.bulk_insert_sort_mode, job.wc.bulk_insert_parallelism,
+                               partitioned)
+    ctx = job.ctx
+    stats_df = ordered.mapInArrow(lambda batches: write_bulk_files(ctx, batches, grouped), STATS_DDL)
+    return [write_stat(row) for row in collect_or_raise(stats_df)], None
 
 
 def lay_out(keyed: DataFrame, mode: str, parallelism: int, partitioned: bool) -> tuple[DataFrame, bool]:

@@ -31,20 +31,19 @@ write (200-row MOR upsert into 2M rows: 1.5 s staged, 0.8 s in one task; the 22k
 Into a table with many file groups over several partitions, such a batch is shared out over one task per core
 instead (writer/task_share.py: each task computes the batch and writes the partitions it owns; no shuffle), when computing
 the batch again is cheap and gives the same rows.
+
+This module is the driver side (the plan from metadata, the job); the stages themselves are in one_job_tasks.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import dataclasses
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -52,41 +51,25 @@ from pyspark.sql import types as T
 from pyhudi import config as C
 from pyhudi.commit.metadata import STATS_DDL, write_stat
 from pyhudi.commit.spark_jobs import collect_or_raise
-from pyhudi.file_group.bloom_filter.hashing import HashedKeys
 from pyhudi.index import bloom
-from pyhudi.index.bucket import bucket_file_ids
+from pyhudi.index.bucket import existing_buckets
 from pyhudi.index.stats import IndexStats
-from pyhudi.merge import delete_mask, keep_latest_per_key
 from pyhudi.spark.parallelism import file_task_partitions
 from pyhudi.spark.jvm import map_in_arrow
-from pyhudi.sorted_runs import run_bounds
-from pyhudi.writer.batch import with_keys
-from pyhudi.writer.live_keys import LiveKeyCheck
-from pyhudi.writer.file_writer import (ARRIVAL_COLUMN, DELETE_COLUMN, FILE_ID_COLUMN, INSERT_COLUMN, PARTITION_PATH,
-                                      RECORD_KEY, WriteContext, empty_stats,
-                                      write_file_group)
+from pyhudi.writer.file_writer import ARRIVAL_COLUMN, FILE_ID_COLUMN, PARTITION_PATH, WriteContext
+from pyhudi.writer.live_keys import LiveKeyCheck, live_key_check
+from pyhudi.writer.one_job_tasks import (FILE_POS_COLUMN, NCAND_COLUMN, ROUTE_COLUMN, PackPlan, all_stages, confirm,
+                                         send_to_candidates, with_bucket_files, write_group)
+from pyhudi.writer.planning import average_record_size, group_states
+from pyhudi.writer.tagging import finish_index_stats
 from pyhudi.writer.task_share import COPY_COLUMN, one_task_split
+
+if TYPE_CHECKING:
+    from pyhudi.writer.strategy import WriteJob
 
 ONE_JOB_MAX_BYTES = 1 << 30     # Spark's size estimate of a batch above which the counted plan is used
 ONE_TASK_MAX_BYTES = 32 << 20   # ... at most which the whole job runs in one Python task (see in_one_task)
 MAX_TASK_THREADS = 8            # threads of that task writing file groups side by side
-ROUTE_COLUMN = "_pyhudi_route"  # the write group: a file id, or "" for the partition's pack group
-NCAND_COLUMN = "_pyhudi_ncand"  # how many candidate files a record was sent to
-_FILE_POS = "_pyhudi_file_pos"  # the candidate file (position in the range plan); < 0: none (spread over tasks)
-_SPREAD = 64
-HASH_ONCE_MAX_ROWS = 200_000   # candidate rows whose bit positions a task computes at once (~48 MB)
-
-
-@dataclass(frozen=True)
-class PackPlan:
-    """Where a partition's inserts go: small files first (file id, free capacity in records; smallest first),
-    then new file groups of `per_file` records."""
-
-    small_files: dict            # partition -> [(file id, capacity)]
-    per_file: int
-
-    def is_small(self, partition: str, file_id: str) -> bool:
-        return any(f == file_id for f, _ in self.small_files.get(partition, ()))
 
 
 def pack_plan(view, wc: C.WriteConfig, record_size: int, pending_compaction: dict) -> PackPlan:
@@ -104,11 +87,6 @@ def pack_plan(view, wc: C.WriteConfig, record_size: int, pending_compaction: dic
                 small.setdefault(slice_.partition_path, []).append((base.size, base.file_id, capacity))
     return PackPlan({p: [(f, c) for _, f, c in sorted(files)] for p, files in small.items()}, per_file)
 
-
-def new_insert_file_id(instant_time: str, partition: str, index: int) -> str:
-    """A new file group's id: a UUID-shaped digest of (instant, partition, n) plus Hudi's "-0"."""
-    d = hashlib.md5(f"{instant_time}|{partition}|{index}".encode()).hexdigest()
-    return f"{d[:8]}-{d[8:12]}-{d[12:16]}-{d[16:20]}-{d[20:32]}-0"
 
 
 _SHUFFLING_NODES = re.compile(r"^[\s:|+\-]*(Join|Aggregate|Window|Repartition|RepartitionByExpression|Deduplicate|"
@@ -139,6 +117,17 @@ def in_one_task(size: int | None) -> bool:
     return size is not None and size <= ONE_TASK_MAX_BYTES
 
 
+
+def fit(incoming: DataFrame) -> tuple[bool, bool, bool] | None:
+    """Whether a batch the one job may take is small enough for it (Spark estimates it at most ONE_JOB_MAX_BYTES,
+    or cannot size it): (shuffles, deterministic, in one task) from its plan, else None (the counted plan, which
+    spreads a partition's new file groups over tasks)."""
+    size, shuffles, deterministic = batch_plan(incoming)
+    if size is None or size <= ONE_JOB_MAX_BYTES:
+        return shuffles, deterministic, in_one_task(size)
+    return None
+
+
 _AQE = "spark.sql.adaptive.enabled"
 _aqe_lock = threading.Lock()
 _aqe_writes = 0          # writes of this process inside stages_in_one_job
@@ -167,263 +156,112 @@ def stages_in_one_job(spark):
                 conf.set(_AQE, _aqe_before)
 
 
-# --- executor stages ---------------------------------------------------------------------------------------------
-def _send_to_candidates(plan: bloom.RangePlan, counters, batches):
-    """Stage 1 (BLOOM/SIMPLE): one copy of each record per candidate file; records without one go on once."""
-    from pyspark import TaskContext
-    n_keys, in_range, seen, offset = 0, {}, set(), 0
-    for batch in batches:
-        n = batch.num_rows
-        if not n:
-            continue
-        keys = batch.column(RECORD_KEY).to_numpy(zero_copy_only=False)
-        parts = pc.dictionary_encode(batch.column(PARTITION_PATH))
-        seen.update(parts.dictionary.to_pylist())
-        rows, files = plan.candidates(keys, parts)
-        n_keys += n
-        for f, c in zip(*np.unique(files, return_counts=True)):
-            in_range[int(f)] = in_range.get(int(f), 0) + int(c)
-        ncand = np.bincount(rows, minlength=n).astype(np.int32)
-        alone = np.flatnonzero(ncand == 0)
-        take = np.concatenate([rows, alone])
-        where = np.concatenate([files, -1 - (alone + offset) % _SPREAD]).astype(np.int32)
-        offset += n
-        out = batch.take(pa.array(take))
-        yield pa.RecordBatch.from_arrays(out.columns + [pa.array(where), pa.array(ncand[take])],
-                                         names=out.schema.names + [_FILE_POS, NCAND_COLUMN])
-    task = TaskContext.get()
-    pid = task.partitionId() if task else 0
-    counters.add({("range", pid): (n_keys, in_range), ("partitions", pid): seen})
-
-
-def _confirm(plan: bloom.RangePlan, storage, pack: PackPlan, counters, batches, threads: int = 1,
-             live: LiveKeyCheck | None = None):
-    """Stage 2: per candidate file, which of its records it holds (FILE_ID_COLUMN set) and their write group;
-    `threads` files at a time (reading a file's keys releases the GIL; the staged job's tasks use one). `live`:
-    merge-on-read file groups whose logs deleted base-file keys hold only the keys still live there."""
-    table, bounds = _sorted_runs(batches, [_FILE_POS])
-    counters = _Shared(counters)
-    # the candidate rows' bit positions, computed once for all files of a filter shape (bounded: rows x hashes)
-    first = next((start for start, _ in bounds if table[_FILE_POS][start].as_py() >= 0), None)
-    hashed = None
-    if first is not None and table.num_rows - first <= HASH_ONCE_MAX_ROWS:
-        hashed = HashedKeys(table[RECORD_KEY].slice(first))
-
-    def routed(bound: tuple[int, int]) -> pa.Table:
-        start, end = bound
-        run = table.slice(start, end - start)
-        position = run[_FILE_POS][0].as_py()
-        none = pa.nulls(run.num_rows, pa.string())
-        if position < 0:
-            file_ids, routes = none, pa.repeat(pa.scalar("", pa.string()), run.num_rows)
-        else:
-            keys = run[RECORD_KEY].combine_chunks()
-            # a key no other file's range holds: its bloom positive is taken as found (see keys_in_file)
-            only_candidate = pc.equal(run[NCAND_COLUMN].combine_chunks(), 1)
-            found = bloom.keys_in_file(plan, storage, position, keys, counters, trusted=only_candidate,
-                                       hashed=hashed.slice(start - first, end - start) if hashed is not None else None)
-            partition, file_id = plan.files[position]
-            if live is not None:
-                found = live.live(partition, file_id, found)
-            mask = pc.is_in(keys, value_set=found)
-            file_ids = pc.if_else(mask, pa.scalar(file_id, pa.string()), none)
-            route = "" if pack.is_small(partition, file_id) else file_id
-            routes = pc.if_else(mask, pa.scalar(route, pa.string()), pa.scalar("", pa.string()))
-        run = run.drop_columns([_FILE_POS])
-        return run.append_column(FILE_ID_COLUMN, file_ids).append_column(ROUTE_COLUMN, routes)
-
-    with ThreadPoolExecutor(max(1, threads)) as pool:
-        for out in pool.map(routed, bounds):
-            yield from out.to_batches()
-
-
-def _sorted_groups(batches, columns: list[str]) -> list[pa.Table]:
-    """The rows of `batches` grouped by `columns`: one table per distinct value, in sorted order."""
-    table, bounds = _sorted_runs(batches, columns)
-    return [table.slice(start, end - start) for start, end in bounds]
-
-
-def _sorted_runs(batches, columns: list[str]) -> tuple[pa.Table | None, list[tuple[int, int]]]:
-    """The rows of `batches` sorted by `columns`, and the (start, end) of each run of one value."""
-    batches = list(batches)
-    if not batches:
-        return None, []
-    table = pa.Table.from_batches(batches).sort_by([(c, "ascending") for c in columns])
-    return table, list(zip(*run_bounds(*(table[c] for c in columns))))
-
-
-class _Shared:
-    """An accumulator that threads of one task add to (Accumulator.add is a read-modify-write)."""
-
-    def __init__(self, accumulator):
-        self._accumulator, self._lock = accumulator, threading.Lock()
-
-    def add(self, term) -> None:
-        with self._lock:
-            self._accumulator.add(term)
-
-
-def _with_bucket_files(bucket_args: tuple, counters, batches):
-    """Stage 1 (BUCKET): every record's file group from its key's bucket."""
-    from pyspark import TaskContext
-    hash_fields, num_buckets, existing, instant_time = bucket_args
-    seen = set()
-    for batch in batches:
-        if not batch.num_rows:
-            continue
-        parts = batch.column(PARTITION_PATH)
-        seen.update(pc.unique(parts).to_pylist())
-        ids = bucket_file_ids(batch.column(RECORD_KEY), parts, hash_fields, num_buckets, existing, instant_time)
-        yield pa.RecordBatch.from_arrays(batch.columns + [ids, ids, pa.repeat(pa.scalar(1, pa.int32()), len(ids))],
-                                         names=batch.schema.names + [FILE_ID_COLUMN, ROUTE_COLUMN, NCAND_COLUMN])
-    task = TaskContext.get()
-    counters.add({("partitions", task.partitionId() if task else 0): seen})
-
-
-def _new_keys(misses: pa.Table) -> pa.Table:
-    """Records no candidate file holds: one row each (a record sent to k files must be missed by all k)."""
-    ncand = misses[NCAND_COLUMN]
-    single = misses.filter(pc.less_equal(ncand, 1))
-    multi = misses.filter(pc.greater(ncand, 1))
-    if not multi.num_rows:
-        return single
-    multi = multi.take(pc.sort_indices(multi, [(RECORD_KEY, "ascending"), (ARRIVAL_COLUMN, "ascending")]))
-    starts, ends = run_bounds(multi[RECORD_KEY], multi[ARRIVAL_COLUMN])
-    complete = starts[ends - starts >= multi[NCAND_COLUMN].to_numpy()[starts]]
-    return pa.concat_tables([single, multi.take(pa.array(complete))])
-
-
-def _group(file_id: str, updates: pa.Table | None, inserts: pa.Table | None) -> pa.Table:
-    parts = []
-    for table, is_insert in ((updates, False), (inserts, True)):
-        if table is not None and table.num_rows:
-            table = table.set_column(table.schema.get_field_index(FILE_ID_COLUMN), FILE_ID_COLUMN,
-                                     pa.repeat(pa.scalar(file_id, pa.string()), table.num_rows))
-            parts.append(table.append_column(INSERT_COLUMN, pa.repeat(pa.scalar(is_insert), table.num_rows)))
-    return pa.concat_tables(parts)
-
-
-def _pack(ctx: WriteContext, pack: PackPlan, table: pa.Table) -> pa.Table:
-    """A partition's pack group: its inserts into its small files (with their updates), then new file groups."""
-    partition = table[PARTITION_PATH][0].as_py()
-    located = pc.is_valid(table[FILE_ID_COLUMN])
-    updates = table.filter(located)
-    inserts = _new_keys(table.filter(pc.invert(located)))
-    if ctx.combine_in_writer:
-        inserts = keep_latest_per_key(inserts, ctx.ordering_field, ARRIVAL_COLUMN, ctx.payload_class, DELETE_COLUMN)
-    inserts = inserts.filter(pc.invert(delete_mask(inserts, DELETE_COLUMN)))   # deletes of keys never stored
-    inserts = inserts.take(pc.sort_indices(inserts, [(RECORD_KEY, "ascending")]))
-    groups, offset = [], 0
-    for file_id, capacity in pack.small_files.get(partition, ()):
-        take = max(0, min(capacity, inserts.num_rows - offset))
-        mine = updates.filter(pc.equal(updates[FILE_ID_COLUMN], file_id)) if updates.num_rows else None
-        if take or (mine is not None and mine.num_rows):
-            groups.append(_group(file_id, mine, inserts.slice(offset, take)))
-        offset += take
-    index = 0
-    while offset < inserts.num_rows:
-        take = min(pack.per_file, inserts.num_rows - offset)
-        groups.append(_group(new_insert_file_id(ctx.instant_time, partition, index), None, inserts.slice(offset, take)))
-        offset += take
-        index += 1
-    stats = [write_file_group(ctx, group) for group in groups]
-    return pa.concat_tables(stats) if stats else empty_stats()
-
-
-def _write_group(ctx: WriteContext, pack: PackPlan, table: pa.Table) -> pa.Table:
-    if table[ROUTE_COLUMN][0].as_py():
-        return write_file_group(ctx, table)
-    return _pack(ctx, pack, table)
-
-
-def _routed_locally(lookup, bucket_args, storage, pack, counters, threads, live, batches):
-    """Stages 1 and 2 in this task: every record with its FILE_ID_COLUMN and ROUTE_COLUMN (see write)."""
-    if bucket_args is not None:
-        return _with_bucket_files(bucket_args, counters, batches)
-    if lookup is not None and lookup.files:
-        return _confirm(lookup, storage, pack, counters, _send_to_candidates(lookup, counters, batches), threads,
-                        live)
-    return (pa.RecordBatch.from_arrays(
-        b.columns + [pa.repeat(pa.scalar(0, pa.int32()), b.num_rows), pa.nulls(b.num_rows, pa.string()),
-                     pa.repeat(pa.scalar("", pa.string()), b.num_rows)],
-        names=b.schema.names + [NCAND_COLUMN, FILE_ID_COLUMN, ROUTE_COLUMN]) for b in batches if b.num_rows)
-
-
-def _write_groups_locally(ctx: WriteContext, pack: PackPlan, routed, threads: int):
-    """Stage 3 in this task: the write groups (PARTITION_PATH, ROUTE_COLUMN) written by `threads` threads
-    (parquet encoding and compression release the GIL)."""
-    groups = _sorted_groups(routed, [PARTITION_PATH, ROUTE_COLUMN])
-    # the likely rewrites first (a pack group's small files; every group of a copy-on-write table), then by size
-    groups.sort(key=lambda g: (bool(g[ROUTE_COLUMN][0].as_py()) and ctx.is_mor, -g.num_rows))
-    with ThreadPoolExecutor(max(1, threads)) as pool:
-        stats = list(pool.map(lambda g: _write_group(ctx, pack, g), groups))
-    # one batch back to Spark: a batch per written file group cost ~0.3 ms each in pyspark's conversion
-    yield from (pa.concat_tables(stats) if stats else empty_stats()).combine_chunks().to_batches()
-
-
-def _in_one_task(lookup, bucket_args, storage, ctx, pack, counters, threads, keygen, live, share, batches):
-    """A small batch: stages 1-3 in ONE Python task (no shuffle, one task launch instead of a few per core);
-    with a `keygen` the batches are keyed here first; with a TaskShare, only this task's partitions are kept."""
-    batches = with_keys(keygen, batches) if keygen is not None else batches
-    if share is not None:
-        batches = share.own(batches)
-    routed = _routed_locally(lookup, bucket_args, storage, pack, counters, threads, live, batches)
-    return _write_groups_locally(ctx, pack, routed, threads)
-
-
 # --- the job -------------------------------------------------------------------------------------------------------
-def write(spark, storage, records: DataFrame, ctx: WriteContext, pack: PackPlan, lookup: bloom.RangePlan | None,
-          bucket_args: tuple | None, stats: IndexStats, n_groups: int, shuffles: bool = True,
-          one_task: bool = False, keygen=None, live: LiveKeyCheck | None = None,
-          rereadable: bool = False) -> list[dict]:
-    """Run the one job over `records` (keyed, with ARRIVAL and DELETE columns) and return its write stats.
-    `lookup`: the range plan of every latest base file (BLOOM/SIMPLE), `bucket_args` (BUCKET), or neither
-    (inserts: nothing is looked up). A batch that `shuffles` itself keeps adaptive execution (several jobs).
-    `one_task` (a small batch, see in_one_task): the three stages run in one Python task, no shuffle; with a
-    `keygen`, `records` are not keyed yet and that task keys them; a `rereadable` batch (cheap to compute again,
-    same rows) into a big table may be shared out over one task per core (one_task_split). `live`: see _confirm."""
-    counters = bloom.new_counters(spark)
-    if one_task:
+def write(job: WriteJob) -> tuple[list[dict], IndexStats]:
+    """Key, tag, place and write `job` in one Spark job, the plan from metadata; returns the write stats and the
+    index stats. The lookup is the range plan of every latest base file (BLOOM/SIMPLE), the bucket map (BUCKET),
+    or nothing (inserts: nothing is looked up)."""
+    spec, view, strategy = job.index, job.view, job.strategy
+    source = job.prepared if strategy.keys_in_task else job.keyed
+    records = job.flagged(source.withColumn(ARRIVAL_COLUMN, F.monotonically_increasing_id()))
+    ctx = dataclasses.replace(job.ctx, combine_in_writer=job.wc.combine_before(job.operation),
+                              existing=group_states(view))
+    stats = IndexStats(spec.type)
+    pack = pack_plan(view, job.wc, average_record_size(job.timeline, job.wc), view.busy_groups)
+    lookup = bucket_args = None
+    if spec.is_bucket:
+        existing = existing_buckets(view, None, job.table_name, spec.num_buckets)
+        bucket_args = (list(spec.hash_fields), spec.num_buckets, existing, job.instant_time)
+    elif job.operation in ("upsert", "delete") and job.has_keys:
+        base_files = view.latest_base_files(None)
+        if base_files:
+            lookup, stats.footers_read = bloom.build_plan(
+                job.spark, job.storage, base_files, False, spec.prune_by_ranges and spec.is_bloom,
+                use_bloom=spec.is_bloom, keygen=job.virtual_keys)
+    live = live_key_check(job.table, view) if job.is_mor and lookup is not None else None
+    plan = OneJobPlan(
+        records, ctx, pack, lookup, bucket_args, stats,
+        n_groups=len(ctx.existing) + len({partition for partition, _ in ctx.existing}) + 1,
+        shuffles=strategy.batch_shuffles, one_task=strategy.one_task,
+        keygen=job.keygen if strategy.keys_in_task else None, live=live,
+        rereadable=strategy.batch_deterministic and not strategy.batch_shuffles)
+    write_stats = _run(job.spark, plan)
+    finish_index_stats(stats, write_stats, spec.is_bucket)
+    if lookup is None and not spec.is_bucket:   # nothing looked up: every record went by the insert path
+        stats.keys_looked_up = stats.updates + stats.inserts
+    return write_stats, stats
+
+
+@dataclass(frozen=True)
+class OneJobPlan:
+    """The one job, planned on the driver from metadata: `records` (keyed, with ARRIVAL and DELETE columns; not
+    keyed yet when `keygen` is set: the one task keys them), the lookup (`lookup` or `bucket_args`), where inserts
+    go (`pack`) and how the job runs. A batch that `shuffles` itself keeps adaptive execution (several jobs);
+    `one_task` (a small batch, see in_one_task): the three stages run in one Python task, no shuffle; a
+    `rereadable` batch (cheap to compute again, same rows) into a big table may be shared out over one task per
+    core (one_task_split). `live`: see one_job_tasks.confirm."""
+
+    records: DataFrame
+    ctx: WriteContext
+    pack: PackPlan
+    lookup: bloom.RangePlan | None
+    bucket_args: tuple | None
+    stats: IndexStats
+    n_groups: int
+    shuffles: bool = True
+    one_task: bool = False
+    keygen: object = None
+    live: LiveKeyCheck | None = None
+    rereadable: bool = False
+
+
+def _stats_frame(spark, plan: OneJobPlan, counters) -> DataFrame:
+    """The job's stats frame: one task (a small batch) or the three stages. Task closures capture plain locals,
+    never `plan` (its DataFrame does not travel)."""
+    records, ctx, pack, lookup, bucket_args, live = (plan.records, plan.ctx, plan.pack, plan.lookup,
+                                                     plan.bucket_args, plan.live)
+    storage = ctx.storage
+    if plan.one_task:
         threads = min(MAX_TASK_THREADS, spark.sparkContext.defaultParallelism)
         plan_bc = spark.sparkContext.broadcast(lookup) if lookup is not None and lookup.files else None
-        share = one_task_split(spark, ctx.existing, rereadable)
+        share = one_task_split(spark, ctx.existing, plan.rereadable)
+        keygen = plan.keygen
         source = records.coalesce(1)
         if share is not None:   # one copy of the batch per task
             copies = spark.range(0, share.tasks, 1, share.tasks).withColumnRenamed("id", COPY_COLUMN)
             source = source.crossJoin(copies.hint("shuffle_replicate_nl"))
-        stats_df = map_in_arrow(source, lambda batches: _in_one_task(
+        return map_in_arrow(source, lambda batches: all_stages(
             plan_bc.value if plan_bc is not None else None, bucket_args, storage, ctx, pack, counters, threads,
             keygen, live, share, batches), STATS_DDL)
-        return _run(spark, stats_df, shuffles, counters, stats, lookup, ctx, bucket_args)
     fields = records.schema.fields
     if bucket_args is not None:
-        routed = map_in_arrow(records, lambda b: _with_bucket_files(bucket_args, counters, b), T.StructType(
+        routed = map_in_arrow(records, lambda b: with_bucket_files(bucket_args, counters, b), T.StructType(
             fields + [T.StructField(FILE_ID_COLUMN, T.StringType()), T.StructField(ROUTE_COLUMN, T.StringType()),
                       T.StructField(NCAND_COLUMN, T.IntegerType())]))
     elif lookup is not None and lookup.files:
         plan_bc = spark.sparkContext.broadcast(lookup)
-        sent = map_in_arrow(records, lambda b: _send_to_candidates(plan_bc.value, counters, b), T.StructType(
-            fields + [T.StructField(_FILE_POS, T.IntegerType()), T.StructField(NCAND_COLUMN, T.IntegerType())]))
-        by_file = sent.repartition(file_task_partitions(spark, len(lookup.files) + 1), _FILE_POS)
-        routed = map_in_arrow(by_file, lambda b: _confirm(plan_bc.value, storage, pack, counters, b, live=live),
+        sent = map_in_arrow(records, lambda b: send_to_candidates(plan_bc.value, counters, b), T.StructType(
+            fields + [T.StructField(FILE_POS_COLUMN, T.IntegerType()), T.StructField(NCAND_COLUMN, T.IntegerType())]))
+        by_file = sent.repartition(file_task_partitions(spark, len(lookup.files) + 1), FILE_POS_COLUMN)
+        routed = map_in_arrow(by_file, lambda b: confirm(plan_bc.value, storage, pack, counters, b, live=live),
                               T.StructType(
             fields + [T.StructField(NCAND_COLUMN, T.IntegerType()), T.StructField(FILE_ID_COLUMN, T.StringType()),
                       T.StructField(ROUTE_COLUMN, T.StringType())]))
     else:
         routed = (records.withColumn(NCAND_COLUMN, F.lit(0)).withColumn(FILE_ID_COLUMN, F.lit(None).cast("string"))
                   .withColumn(ROUTE_COLUMN, F.lit("")))
-    spread = routed.repartition(file_task_partitions(spark, n_groups), PARTITION_PATH, ROUTE_COLUMN)
-    stats_df = spread.groupBy(PARTITION_PATH, ROUTE_COLUMN).applyInArrow(
-        lambda table: _write_group(ctx, pack, table), STATS_DDL)
-    return _run(spark, stats_df, shuffles, counters, stats, lookup, ctx, bucket_args)
+    spread = routed.repartition(file_task_partitions(spark, plan.n_groups), PARTITION_PATH, ROUTE_COLUMN)
+    return spread.groupBy(PARTITION_PATH, ROUTE_COLUMN).applyInArrow(
+        lambda table: write_group(ctx, pack, table), STATS_DDL)
 
 
-def _run(spark, stats_df: DataFrame, shuffles: bool, counters, stats: IndexStats, lookup, ctx: WriteContext,
-         bucket_args) -> list[dict]:
-    """Collect the job's write stats and fill the index stats from its counters."""
-    with stages_in_one_job(spark) if not shuffles else contextlib.nullcontext():
+def _run(spark, plan: OneJobPlan) -> list[dict]:
+    """Run the job, collect its write stats and fill the index stats from its counters."""
+    counters = bloom.new_counters(spark)
+    stats_df = _stats_frame(spark, plan, counters)
+    with stages_in_one_job(spark) if not plan.shuffles else contextlib.nullcontext():
         rows = collect_or_raise(stats_df)
-    _fill_stats(counters.value, stats, lookup, ctx.existing, bucket_args is not None)
+    _fill_stats(counters.value, plan.stats, plan.lookup, plan.ctx.existing, plan.bucket_args is not None)
     return [write_stat(row) for row in rows]
 
 

@@ -32,6 +32,7 @@ from pyhudi import config as C
 from pyhudi.spark import progress
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.run import run_instant
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError, WriteConflictError
 from pyhudi.file_group.base_file import BloomSettings
@@ -104,9 +105,8 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
         raise _stale_plan_error(t, where, stale)
     ctx, schema_json, sort_columns = _context(table, timeline, t, plan, opts)
     started = time.monotonic()
-    commit = InstantCommit(storage, requested, keep_plan=True)
-    commit.start()
-    try:
+
+    def work(commit: InstantCommit) -> CommitMetadata:
         crash_point("clustering.after_inflight")
         records = records_frame(spark, plan, ctx)
         with progress.tracked(spark, f"clustering {table.name}"):
@@ -116,17 +116,19 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
             replaced.setdefault(partition, []).append(file_id)
         metadata = CommitMetadata(CLUSTER_OPERATION, stats, {"schema": schema_json}, replaced)
         crash_point("clustering.before_commit")
+        return metadata
+
+    def complete(commit: InstantCommit, metadata: CommitMetadata) -> None:
         with (commit_guard() if commit_guard else contextlib.nullcontext()):
             stale = _changed_since_plan(table, plan)
             if stale:
                 commit.keep_plan = False   # the plan itself is out of date: undo everything
                 raise _stale_plan_error(t, where, stale)
             commit.complete(metadata)
-    except BaseException:
-        commit.abort()   # back to the requested plan (or nothing, on a conflict); nothing once completed
-        raise
-    commit.finish()
-    progress.log_commit("clustering", storage.base_uri, t, started, metadata.write_stats)
+
+    # an abort returns to the requested plan (or undoes it, on a conflict); nothing once completed
+    _, metadata = run_instant(lambda: InstantCommit(storage, requested, keep_plan=True), work, label="clustering",
+                              started=started, complete=complete)
     return metadata.to_json()
 
 

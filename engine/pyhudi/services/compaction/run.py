@@ -39,6 +39,7 @@ from pyhudi import config as C
 from pyhudi.spark import progress
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.run import run_instant
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError
 from pyhudi.commit.compaction_plan import CompactionOperation, CompactionPlan, read_compaction_plan
@@ -167,9 +168,8 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
         avro_schema_json=avro_json(with_meta_fields_avro(avro)))
 
     started = time.monotonic()
-    commit = InstantCommit(storage, requested, keep_plan=True)
-    commit.start()
-    try:
+
+    def work(commit: InstantCommit) -> CommitMetadata:
         crash_point("compaction.after_inflight")
         frame = operations_frame(spark, plan, ctx)
         with progress.tracked(spark, f"compaction {table.name}"):
@@ -178,12 +178,11 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
         extra.update(plan.extra_metadata or {})
         metadata = CommitMetadata(COMPACT_OPERATION_TYPE, stats, extra, compacted=True)
         crash_point("compaction.before_commit")
-        commit.complete(metadata)   # files of failed or speculative attempts are reconciled away first
-    except BaseException:
-        commit.abort()   # back to the requested plan; nothing once the commit exists
-        raise
-    commit.finish()
-    progress.log_commit("compaction", storage.base_uri, t, started, metadata.write_stats)
+        return metadata
+
+    # an abort returns to the requested plan; nothing once the commit exists
+    _, metadata = run_instant(lambda: InstantCommit(storage, requested, keep_plan=True), work, label="compaction",
+                              started=started)
     return metadata.to_json()
 
 
