@@ -14,8 +14,10 @@ undo it or turn it into an error.
 from __future__ import annotations
 
 import time
+from typing import cast
 from dataclasses import dataclass, field
 
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi import config as C
@@ -29,6 +31,7 @@ from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.commit.run import run_instant
 from pyhudi.errors import ConfigError
 from pyhudi.keygen import build_key_generator
+from pyhudi.keygen.generator import KeyGenerator
 from pyhudi.schema import avro_to_arrow
 from pyhudi.services.clean import trigger as clean_trigger
 from pyhudi.services.clean.run import start_async_clean
@@ -96,7 +99,7 @@ def write(df: DataFrame, path: str, options: dict | None = None, mode: str = "ap
     return WriteClient(df.sparkSession, str(path), options or {}).write(df, mode)
 
 
-def delete_partitions(spark: SparkSession, path: str, partitions: list[str],
+def delete_partitions(spark: SparkSession, path: str, partitions: list[str] | str,
                       options: dict | None = None) -> WriteResult:
     """Hudi's delete_partition operation: a replacecommit that drops every file group of `partitions`."""
     if isinstance(partitions, str):
@@ -149,14 +152,19 @@ class WriteClient:
         if wc.insert_drop_duplicates and operation == "upsert":   # as Hudi: dropping stored keys leaves inserts
             operation = "insert"
             wc = wc.with_values(operation=operation, combine_before_insert=True)
-        keygen = build_key_generator(dict(wc.options), wc.table_name)
-        data = data_columns(incoming, operation, wc.table_name)   # without an upsert's delete flag
+        name = cast(str, wc.table_name)   # resolve_write_options refuses a write without one
+        keygen = build_key_generator(dict(wc.options), name)
+        data = data_columns(incoming, operation, name)   # without an upsert's delete flag
         if operation == "delete_partition":   # the batch may be empty and carry no columns at all
             incoming = incoming.limit(0) if wc.partitions_to_delete else incoming
-            schema = avro_to_arrow(table.latest_avro_schema())
+            avro = cast(HudiTable, table).latest_avro_schema()   # the table exists (checked above)
+            if avro is None:
+                raise errors.SchemaError(f"cannot delete partitions of table {name} at {self.path}: it has no schema "
+                                         "yet (no commit and no create schema); write to it first")
+            schema = avro_to_arrow(avro)
         else:
             check_fields(data, keygen, wc)
-            schema = target_schema(data, table, wc.table_name, operation)
+            schema = target_schema(data, table, name, operation)
 
         def write_to(path: str) -> WriteResult:
             new = table or HudiTable.create(path, self._new_table_properties(wc, keygen, schema))
@@ -171,7 +179,7 @@ class WriteClient:
         return write_to(self.path)
 
     @staticmethod
-    def _new_table_properties(wc: C.WriteConfig, keygen, schema) -> dict:
+    def _new_table_properties(wc: C.WriteConfig, keygen: KeyGenerator, schema: pa.Schema) -> dict:
         """hoodie.properties of a new table (from the options text, as Hudi stores it);
         hoodie.table.timeline.timezone is stored when given (as Hudi: without it the table's timeline is in LOCAL
         time)."""
