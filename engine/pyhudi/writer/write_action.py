@@ -1,12 +1,13 @@
 """The write action: one upsert, insert, bulk_insert, delete or replace operation from a Spark DataFrame.
 
-    prepare (key records) -> [instant begun by the client] -> dedup -> tag (index) -> plan file groups ->
-    Spark jobs write files (markers first) -> commit metadata
+    prepare (choose the strategy, key records) -> [instant begun by the client] -> the strategy writes files
+    (staged.py | one_job.py | bulk_insert.py, markers first) -> commit metadata
 
-The driver holds metadata only: the timeline, file listings, per-partition insert counts and one stat row per
-written file. Records move between executors (mapInArrow, a shuffle, applyInArrow). The instant itself (begin,
-complete, abort) belongs to the transaction and the commit protocol (pyhudi.commit.instant_commit). The batch's column
-transformations (types, keys, dedup, delete flags) are in writer/batch.py.
+The strategy is chosen once in prepare (writer/strategy.py: WriteStrategy) and handed its inputs whole at write time
+(WriteJob). The driver holds metadata only: the timeline, file listings, per-partition insert counts and one stat
+row per written file. Records move between executors (mapInArrow, a shuffle, applyInArrow). The instant itself
+(begin, complete, abort) belongs to the transaction and the commit protocol (pyhudi.commit.run, instant_commit). The
+batch's column transformations (types, keys, dedup, delete flags) are in writer/batch.py.
 """
 
 from __future__ import annotations
