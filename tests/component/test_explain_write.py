@@ -54,7 +54,7 @@ def _explain_then_write(spark, path, df, opts):
     before = _tree(path)
     plan = pyhudi.explain_write(df, str(path), opts)
     assert _tree(path) == before, "explain_write changed the table"
-    result = pyhudi.write(df, str(path), opts).instant_time
+    result = pyhudi.write(df, str(path), opts)
     return plan, result
 
 
