@@ -15,7 +15,7 @@ from pyhudi.errors import ConfigError
 from pyhudi.file_group.bloom_filter import FOOTER_MAX_KEY, FOOTER_MIN_KEY, from_footer
 from pyhudi.index.bucket import bucket_id
 from pyhudi.table import HudiTable
-from support import assert_same_rows_as_hudi_rs, fixture_table, rows, times
+from support import assert_same_rows_as_hudi_rs, fixture_table, rows
 
 INDEXES = ["SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "BUCKET"]
 BUCKET_FILE_ID = re.compile(r"^\d{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-0$")
@@ -215,7 +215,7 @@ def test_mor_slices_older_than_the_timeline_are_checked_only_when_archived_commi
     ab = ("a", "b")
     pyhudi.write(_batch(spark, range(0, 12), 1, regions=ab), path, opts)
     pyhudi.write(_batch(spark, [0, 1], 2, regions=ab), path, opts)
-    [compaction] = times(pyhudi.compact(spark, path, options=opts))
+    [compaction] = pyhudi.compact(spark, path, options=opts)
     for ts in (3, 4, 5, 6):       # updates after the compaction; the archiver then archives it
         pyhudi.write(_batch(spark, [0, 1], ts, regions=ab), path, opts)
     assert HudiTable.load(path).view().before_timeline_start(compaction.time)

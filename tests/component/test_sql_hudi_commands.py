@@ -242,7 +242,7 @@ def test_create_or_replace_swaps_the_new_table_in(spark, monkeypatch):
     """The new table is written first (its query reads the old one), then swapped in: readers see the old table
     while its files move in, nothing (not a Hudi table) while the old files go, then the new table — never both
     tables' rows, which the old files (older than the new timeline) would give as archived commits."""
-    from pyhudi.sqlext import replace
+    from pyhudi.client import replace
     from pyhudi.storage import Storage
     from pyhudi.table import HudiTable
 
