@@ -15,10 +15,22 @@ if not FIXTURES.exists():  # a clone next to shared/ (CI) or the repo's own chec
     FIXTURES = Path(os.environ.get("PYHUDI_FIXTURES", "/work/shared/fixtures/hudi-tables"))
 
 
+# Hudi 1.x tables from apache/hudi-rs's test data that the shared fixtures do not hold (its README says which).
+HUDI_RS_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hudi-rs"
+
+
+def fixture_names(pattern: str) -> list[str]:
+    """Names of the Java-written fixture tables (shared and hudi-rs's) matching a glob pattern, sorted."""
+    return sorted({p.stem for folder in (FIXTURES, HUDI_RS_FIXTURES) for p in folder.glob(f"{pattern}.zip")})
+
+
 def fixture_table(name: str, tmp_path_factory) -> Path:
     """Unzip fixture NAME.zip into its own temporary folder; returns the table's base path."""
     target = tmp_path_factory.mktemp(name)
-    with zipfile.ZipFile(FIXTURES / f"{name}.zip") as archive:
+    source = FIXTURES / f"{name}.zip"
+    if not source.exists():
+        source = HUDI_RS_FIXTURES / f"{name}.zip"
+    with zipfile.ZipFile(source) as archive:
         members = [m for m in archive.namelist() if not m.startswith("__MACOSX")]
         archive.extractall(target, members)
     tops = {Path(m).parts[0] for m in members}
@@ -32,7 +44,8 @@ def times(values) -> list[str]:
     return [instant_time(v) for v in values]
 
 
-def hudi_rs_read(path, *, as_of: str | None = None, start: str | None = None, end: str | None = None) -> pa.Table:
+def hudi_rs_read(path, *, as_of: str | None = None, start: str | None = None, end: str | None = None,
+                 read_optimized: bool = False) -> pa.Table:
     """Rows hudi-rs (the native Hudi reader) returns for the table."""
     from hudi import HudiQueryType, HudiReadOptions, HudiTableBuilder
 
@@ -44,6 +57,8 @@ def hudi_rs_read(path, *, as_of: str | None = None, start: str | None = None, en
             options = options.with_end_timestamp(end)
     elif as_of is not None:
         options = options.with_as_of_timestamp(as_of)
+    if read_optimized:
+        options = options.with_hudi_option("hoodie.read.use.read_optimized.mode", "true")
     batches = table.read(options)
     if not batches:
         return pa.table({})

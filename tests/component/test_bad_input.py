@@ -64,16 +64,22 @@ def test_not_a_hudi_table(spark, tmp_path):
         spark.read.format("hudi").load(str(tmp_path / "plain")).collect()
 
 
-def test_unsupported_table_version(spark, table):
+@pytest.mark.parametrize("version, message", [("7", "version=7"), ("10", "version=10"),
+                                              ("8", "layout.version=1")])   # a v8 table has timeline layout 2
+def test_unsupported_table_version(spark, table, version, message):
     props = table / ".hoodie" / "hoodie.properties"
-    props.write_text(props.read_text().replace("hoodie.table.version=6", "hoodie.table.version=8"))
-    before = _snapshot(table)
-    with pytest.raises(errors.UnsupportedTableVersionError, match="version=8"):
-        pyhudi.read(spark, table)
-    df = spark.createDataFrame([(3, "us", 2, "y")], "id long, region string, ts long, v string")
-    with pytest.raises(errors.UnsupportedTableVersionError):
-        pyhudi.write(df, table, OPTIONS)
-    assert _snapshot(table) == before
+    original = props.read_text()
+    props.write_text(original.replace("hoodie.table.version=6", f"hoodie.table.version={version}"))
+    try:
+        before = _snapshot(table)
+        with pytest.raises(errors.UnsupportedTableVersionError, match=message):
+            pyhudi.read(spark, table)
+        df = spark.createDataFrame([(3, "us", 2, "y")], "id long, region string, ts long, v string")
+        with pytest.raises(errors.UnsupportedTableVersionError):
+            pyhudi.write(df, table, OPTIONS)
+        assert _snapshot(table) == before
+    finally:
+        props.write_text(original)
 
 
 def test_conflicting_identity_and_bad_option_values(spark, table):

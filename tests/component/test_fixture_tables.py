@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 import pyhudi
-from pyhudi import errors
 from support import assert_same_rows_as_hudi_rs, fixture_table, hudi_rs_read, rows
 
 COW_V6 = ["cow_v6_nonpartitioned", "cow_v6_simplekeygen_hivestyle_no_metafields",
@@ -24,10 +23,3 @@ def test_cow_fixture_rows_are_what_the_sql_implies(spark, tmp_path_factory):
     path = fixture_table("cow_v6_simplekeygen_nonhivestyle", tmp_path_factory)
     got = {r["id"]: (r["name"], r["isActive"], r["byteField"]) for r in pyhudi.read(spark, path).collect()}
     assert got == {1: ("Alice", False, 10), 2: ("Bob", False, 20), 3: ("Carol", True, 10), 4: ("Diana", True, 30)}
-
-
-@pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "cow_v9_txns_simple_meta"])
-def test_newer_table_versions_are_refused_clearly(spark, tmp_path_factory, name):
-    path = fixture_table(name, tmp_path_factory)
-    with pytest.raises(errors.UnsupportedTableVersionError, match="hoodie.table.version"):
-        pyhudi.read(spark, path)

@@ -34,6 +34,7 @@ def truncate_table(location: str, options: Mapping[str, str] | None = None) -> N
     from pyhudi.table.metadata_table import drop_metadata_table
 
     table = HudiTable.load(location)
+    table.check_writable("truncate")
     with table_lock(table.storage, options) as lock:
         if drop_metadata_table(table.storage):   # first: no reader may list files from it while the instants go
             table = HudiTable.load(location)     # its hoodie.properties changed

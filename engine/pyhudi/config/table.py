@@ -15,8 +15,25 @@ TIMELINE_TIMEZONE = declare("hoodie.table.timeline.timezone", "LOCAL", upper, ("
 
 # --- hoodie.properties (values are stored as text; readers parse what they use) --------------------------
 TABLE_PROP_TYPE = declare("hoodie.table.type", "COPY_ON_WRITE", doc="COPY_ON_WRITE or MERGE_ON_READ.")
-TABLE_VERSION = declare("hoodie.table.version", "6", doc="Table format version (pyhudi writes 6, reads 5 and 6).")
-TIMELINE_LAYOUT_VERSION = declare("hoodie.timeline.layout.version", "1")
+TABLE_VERSION = declare("hoodie.table.version", "6",
+                        doc="Table format version (pyhudi writes 6; reads 5, 6, 8 (Hudi 1.0) and 9 (Hudi 1.1)).")
+TIMELINE_LAYOUT_VERSION = declare("hoodie.timeline.layout.version", "1",
+                                  doc="1: instants in .hoodie/ named <time>.<action>; 2 (table versions 8 and 9): "
+                                      "in .hoodie/<hoodie.timeline.path>, completed ones named "
+                                      "<requested>_<completion>.<action>, their metadata in Avro.")
+TIMELINE_PATH = declare("hoodie.timeline.path", "timeline",
+                        doc="Timeline layout 2: the folder under .hoodie that holds the active timeline.")
+TIMELINE_HISTORY_PATH = declare("hoodie.timeline.history.path", "history",
+                                doc="Timeline layout 2: the folder under the timeline folder that holds the "
+                                    "archived (LSM) timeline.")
+TABLE_ORDERING_FIELDS = declare("hoodie.table.ordering.fields", None,
+                                doc="Table version 9: the ordering (precombine) field(s); earlier versions store "
+                                    "hoodie.table.precombine.field.")
+RECORD_MERGE_MODE = declare("hoodie.record.merge.mode", None, upper,
+                            ("EVENT_TIME_ORDERING", "COMMIT_TIME_ORDERING", "CUSTOM"),
+                            doc="Table versions 8 and 9: how records of one key merge. EVENT_TIME_ORDERING keeps the "
+                                "greatest ordering value (DefaultHoodieRecordPayload), COMMIT_TIME_ORDERING the "
+                                "latest write (OverwriteWithLatestAvroPayload).")
 ARCHIVELOG_FOLDER = declare("hoodie.archivelog.folder", "archived",
                             doc="Folder under .hoodie that holds the archived timeline.")
 TABLE_CHECKSUM = declare("hoodie.table.checksum", None, doc="CRC32 of '<database>.<table>'.")

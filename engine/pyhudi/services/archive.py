@@ -51,6 +51,7 @@ def archive(spark, path, options: dict | None, lock: TableLock) -> list[str]:
     cfg = C.HoodieConfig(options or {})
     C.check_archival_options(cfg)
     table = HudiTable.load(str(path))
+    table.check_writable("archive")
     return _archive(table, table.timeline(), cfg, lock)
 
 

@@ -25,8 +25,9 @@ from pyhudi.timeline import METAFOLDER, Timeline, has_archived_instants
 from pyhudi.timeline.commit_metadata import FileStamp
 
 from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_BACKUP,  # noqa: F401 (re-exports)
-                                     PROPERTIES_FILE, SUPPORTED_TABLE_VERSIONS, TableProperties, dump_properties,
-                                     load_properties, read_table_properties, table_checksum, update_table_properties)
+                                     PROPERTIES_FILE, READABLE_TABLE_VERSIONS, TableProperties, dump_properties,
+                                     WRITABLE_TABLE_VERSIONS, check_writable_version, load_properties, read_table_properties,
+                                     table_checksum, update_table_properties)
 
 
 # --- the table --------------------------------------------------------------------------------------------
@@ -35,6 +36,29 @@ def check_table_folder(storage: Storage) -> None:
     if storage.fs.get_file_info(storage.full("")).type == pafs.FileType.File:
         raise NotAHudiTableError(f"{storage.base_uri} is a file, not a Hudi table folder; check the path (a table "
                                  "path names the folder that holds .hoodie/)")
+
+
+def check_readable(props: TableProperties, where: str) -> None:
+    """A table version pyhudi reads, with the timeline layout that version has."""
+    version = props.version
+    if version not in READABLE_TABLE_VERSIONS:
+        raise UnsupportedTableVersionError(
+            f"table {props.name or where} has hoodie.table.version={version or '?'}; pyhudi reads table versions "
+            f"{', '.join(READABLE_TABLE_VERSIONS)} and writes {', '.join(WRITABLE_TABLE_VERSIONS)}. Read it with "
+            "the Hudi release that wrote it, or convert it with Hudi's `upgrade`/`downgrade` CLI commands.")
+    base_format = (props.get(C.TABLE_BASE_FILE_FORMAT.key) or "PARQUET").strip().upper()
+    if base_format != "PARQUET":
+        raise UnsupportedTableVersionError(
+            f"table {props.name or where} has hoodie.table.base.file.format={base_format}; pyhudi reads and writes "
+            "parquet base files only. Read it with the Hudi release that wrote it (or hudi-rs), or rewrite it with "
+            "hoodie.table.base.file.format=PARQUET.")
+    layout = props.timeline_layout_version
+    if (layout == "2") != (version in ("8", "9")):
+        raise UnsupportedTableVersionError(
+            f"table {props.name or where} has hoodie.table.version={version} with hoodie.timeline.layout.version="
+            f"{layout}, a combination Hudi does not write (versions 5 and 6 have layout 1, versions 8 and 9 layout "
+            "2); its hoodie.properties was edited or damaged: restore it from .hoodie/hoodie.properties.backup or "
+            "a copy.")
 
 
 # --- the table --------------------------------------------------------------------------------------------
@@ -57,13 +81,13 @@ class HudiTable:
                 f"{storage.base_uri} is not a Hudi table: {PROPERTIES_FILE} is missing. Write to it with "
                 "pyhudi.write(...) (or CREATE TABLE ... USING hudi) first, or check the path.")
         props = _PROPERTIES_CACHE.get(storage, (info.size, info.mtime_ns))
-        version = props.version
-        if version not in SUPPORTED_TABLE_VERSIONS:
-            raise UnsupportedTableVersionError(
-                f"table {props.name or storage.base_uri} has hoodie.table.version={version or '?'}; pyhudi reads "
-                f"and writes table versions {', '.join(SUPPORTED_TABLE_VERSIONS)} (timeline layout 1). Downgrade "
-                "it with Hudi's `downgrade` CLI command to version 6, or read it with Hudi 1.x.")
+        check_readable(props, storage.base_uri)
         return cls(storage, props)
+
+    def check_writable(self, action: str = "write to") -> None:
+        """Refuse to change a table whose format pyhudi reads but does not write (table versions 8 and 9, Hudi
+        1.x), before anything is written."""
+        check_writable_version(self.properties.values, self.storage.base_uri, action)
 
     @staticmethod
     def exists(path: str) -> bool:

@@ -31,7 +31,7 @@ import pyarrow.fs as pafs
 
 from pyhudi.file_group.naming import partition_of
 from pyhudi.storage import Storage
-from pyhudi.timeline import (CLEAN, COMMIT, COMPACTION, METAFOLDER, RESTORE, ROLLBACK,
+from pyhudi.timeline import (CLEAN, COMPACTION, COMPLETES_AS, METAFOLDER, RESTORE, ROLLBACK,
                              WRITE_ACTIONS, Instant, Timeline)
 
 # Services that delete files while pending: a listing taken meanwhile may hold files about to vanish.
@@ -121,7 +121,7 @@ class TableListing:
                 self._partitions_of[(instant.time, instant.action)] = partitions
                 touched |= partitions
             elif instant.action in _DELETING_SERVICES:
-                touched |= _service_partitions(self.storage, instant)
+                touched |= _service_partitions(self.storage, timeline.path_of(instant), instant)
         return touched
 
     def _list_all(self) -> None:
@@ -153,8 +153,9 @@ class TableListing:
 
 
 def _kind(instant: Instant) -> str:
-    """An instant's identity across states (a compaction completes as `<t>.commit`)."""
-    return COMMIT if instant.action == COMPACTION else instant.action
+    """An instant's identity across states (a compaction completes as `<t>.commit`, a clustering of timeline
+    layout 2 as a replacecommit)."""
+    return COMPLETES_AS.get(instant.action, instant.action)
 
 
 def _commit_partitions(metadata: dict[str, Any]) -> set[str]:
@@ -163,10 +164,10 @@ def _commit_partitions(metadata: dict[str, Any]) -> set[str]:
     return {p or "" for p in out}
 
 
-def _service_partitions(storage: Storage, instant: Instant) -> set[str]:
+def _service_partitions(storage: Storage, path: str, instant: Instant) -> set[str]:
     """Partitions a completed clean, rollback or restore deleted files in, from its Avro metadata (the container
     file carries its own schema)."""
-    data = storage.read_bytes(f"{METAFOLDER}/{instant.file_name}")
+    data = storage.read_bytes(path)
     if not data:
         return set()
     record = next(avro_records(data))

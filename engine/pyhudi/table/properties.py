@@ -9,14 +9,15 @@ from datetime import datetime, timezone
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.errors import CorruptFileError
+from pyhudi.errors import CorruptFileError, UnsupportedTableVersionError
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point
 from pyhudi.timeline import METAFOLDER
 
 PROPERTIES_FILE = f"{METAFOLDER}/hoodie.properties"
 PROPERTIES_BACKUP = f"{METAFOLDER}/hoodie.properties.backup"
-SUPPORTED_TABLE_VERSIONS = ("5", "6")
+READABLE_TABLE_VERSIONS = ("5", "6", "8", "9")   # 8 and 9 (Hudi 1.x) have timeline layout 2
+WRITABLE_TABLE_VERSIONS = ("5", "6")
 
 COPY_ON_WRITE = "COPY_ON_WRITE"
 MERGE_ON_READ = "MERGE_ON_READ"
@@ -153,13 +154,26 @@ class TableProperties:
 
     @property
     def precombine_field(self) -> str | None:
-        return self.values.get(C.TABLE_PRECOMBINE_FIELD.key) or None
+        """The ordering field: hoodie.table.precombine.field, or table version 9's hoodie.table.ordering.fields."""
+        value = self.values.get(C.TABLE_PRECOMBINE_FIELD.key) or self.values.get(C.TABLE_ORDERING_FIELDS.key)
+        return value.strip() or None if value else None
 
     @property
     def payload_class(self) -> str:
         """The payload that merges log records with base records (hoodie.compaction.payload.class), Hudi's
-        default when the table does not name one."""
-        return self.values.get(C.COMPACTION_PAYLOAD_CLASS.key) or C.PAYLOAD_CLASS.default
+        default when the table does not name one. A version 8/9 table without a payload class merges by its
+        hoodie.record.merge.mode (Hudi 1.x's mapping of the modes to the payloads of earlier versions)."""
+        named = self.values.get(C.COMPACTION_PAYLOAD_CLASS.key)
+        if named:
+            return named
+        mode = (self.values.get(C.RECORD_MERGE_MODE.key) or "").strip().upper()
+        if mode in _MERGE_MODE_PAYLOADS:
+            return _MERGE_MODE_PAYLOADS[mode]
+        return C.PAYLOAD_CLASS.default
+
+    @property
+    def timeline_layout_version(self) -> str:
+        return (self.values.get(C.TIMELINE_LAYOUT_VERSION.key) or "1").strip()
 
     @property
     def keygen_class(self) -> str | None:
@@ -201,6 +215,23 @@ class TableProperties:
                         if k in (C.INDEX_TYPE.key, C.BUCKET_ENGINE.key, C.BUCKET_NUM_BUCKETS.key,
                                  C.BUCKET_HASH_FIELD.key)})
         return options
+
+
+def check_writable_version(values: Mapping[str, str], where: str, action: str = "write to") -> None:
+    """Refuse to change a table whose format pyhudi reads but does not write (table versions 8 and 9, Hudi 1.x),
+    before anything is written."""
+    version = values.get(C.TABLE_VERSION.key, "")
+    if version and version not in WRITABLE_TABLE_VERSIONS:
+        raise UnsupportedTableVersionError(
+            f"cannot {action} table {values.get(C.TABLE_NAME.key) or ''} ({where}): it has hoodie.table.version="
+            f"{version} (Hudi 1.x, timeline layout 2), which pyhudi reads but does not write yet. Write it with "
+            "Hudi 1.x, or downgrade it to version 6 with Hudi's `downgrade` CLI command.")
+
+
+_MERGE_MODE_PAYLOADS = {
+    "EVENT_TIME_ORDERING": "org.apache.hudi.common.model.DefaultHoodieRecordPayload",
+    "COMMIT_TIME_ORDERING": "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload",
+}
 
 
 def _split_fields(text: str | None) -> list[str]:

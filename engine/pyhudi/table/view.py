@@ -14,7 +14,7 @@ from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.model import BaseFile, FileGroup, FileSlice, LogFile
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.table.listing import avro_records, table_listing
-from pyhudi.timeline import COMPACTION, METAFOLDER, REPLACE_COMMIT, WRITE_ACTIONS, Instant, Timeline
+from pyhudi.timeline import CLUSTERING, COMPACTION, REPLACE_COMMIT, WRITE_ACTIONS, Instant, State, Timeline
 
 if TYPE_CHECKING:
     from pyhudi.table import HudiTable
@@ -48,8 +48,8 @@ class FileSystemView:
 
     @cached_property
     def file_groups(self) -> dict[tuple[str, str], FileGroup]:
-        groups: dict[tuple[str, str], FileGroup] = {}
         slices: dict[tuple[str, str, str], FileSlice] = {}
+        logs: list[tuple[str, LogFile]] = []
         self._listed: set[str] = set()
         for relative, name, size in table_listing(self.table.storage).files(self.timeline):
             self._listed.add(relative)
@@ -69,11 +69,16 @@ class FileSystemView:
             parsed_log = parse_log_file_name(name)
             if parsed_log:
                 file_id, base_instant, version, token = parsed_log
-                if self.as_of is not None and base_instant > self.as_of:
+                logs.append((partition, LogFile(relative, file_id, base_instant, version, token, size)))
+        if self.timeline.layout.version == 2:
+            self._slice_logs_by_completion(slices, logs)
+        else:
+            for partition, log in logs:
+                if self.as_of is not None and log.base_instant > self.as_of:
                     continue
-                key = (partition, file_id, base_instant)
-                slice_ = slices.setdefault(key, FileSlice(partition, file_id, base_instant))
-                slice_.log_files.append(LogFile(relative, file_id, base_instant, version, token, size))
+                key = (partition, log.file_id, log.base_instant)
+                slices.setdefault(key, FileSlice(partition, log.file_id, log.base_instant)).log_files.append(log)
+        groups: dict[tuple[str, str], FileGroup] = {}
         for (partition, file_id, base_instant), slice_ in slices.items():
             if (partition, file_id) in self._replaced:
                 continue
@@ -85,6 +90,33 @@ class FileSystemView:
         for group in groups.values():
             group.slices.sort(key=lambda s: s.base_instant)
         return groups
+
+    def _slice_logs_by_completion(self, slices: dict[tuple[str, str, str], FileSlice],
+                                  logs: list[tuple[str, LogFile]]) -> None:
+        """Timeline layout 2 (Hudi 1.x): a log file is named by the delta commit that wrote it and belongs to the
+        slice with the greatest base instant at or before that delta commit's completion time, a slice a pending
+        compaction opened included. A log of a delta commit that did not complete (or is past `as_of`) is not
+        part of the table; a file group of log files only starts its slice at its first delta commit."""
+        starts: dict[tuple[str, str], list[str]] = {}
+        for partition, file_id, base_instant in slices:
+            starts.setdefault((partition, file_id), []).append(base_instant)
+        for (partition, file_id), compaction_time in self.pending_compaction_groups.items():
+            starts.setdefault((partition, file_id), []).append(compaction_time)
+        for partition, log in sorted(logs, key=lambda item: self._completion_of(item[1].base_instant)):
+            written = log.base_instant
+            if written not in self.visible_instants and not self.before_timeline_start(written):
+                continue
+            completed = self._completion_of(written)
+            candidates = [t for t in starts.get((partition, log.file_id), ()) if t <= completed]
+            base_instant = max(candidates) if candidates else written
+            if not candidates:
+                starts.setdefault((partition, log.file_id), []).append(written)
+            key = (partition, log.file_id, base_instant)
+            slices.setdefault(key, FileSlice(partition, log.file_id, base_instant)).log_files.append(log)
+
+    def _completion_of(self, instant_time: str) -> str:
+        """A write's completion time (its requested time when the timeline does not say: archived or legacy)."""
+        return self.timeline.completion_time(instant_time) or instant_time
 
     def is_replaced(self, partition: str, file_id: str) -> bool:
         """The file group was replaced by a completed replacecommit visible in this view."""
@@ -111,7 +143,8 @@ class FileSystemView:
         """(partition, file id) -> instant of the requested/inflight compaction whose plan includes it."""
         groups: dict[tuple[str, str], str] = {}
         for instant_time in sorted(self._pending_compactions):
-            data = self.table.storage.read_bytes(f"{METAFOLDER}/{instant_time}.compaction.requested")
+            path = self.timeline.path_of(Instant(instant_time, COMPACTION, State.REQUESTED))
+            data = self.table.storage.read_bytes(path)
             if not data:
                 continue
             for plan in avro_records(data):
@@ -124,8 +157,8 @@ class FileSystemView:
         """(partition, file id) -> instant of the pending clustering (a requested/inflight replacecommit holding
         a clustering plan) that reads it: inserts do not go to it, updates follow the update strategy."""
         groups: dict[tuple[str, str], str] = {}
-        for instant in self.timeline.pending([REPLACE_COMMIT]):
-            name = f"{METAFOLDER}/{instant.time}.replacecommit.requested"
+        for instant in self.timeline.pending([REPLACE_COMMIT, CLUSTERING]):
+            name = self.timeline.path_of(instant.with_state(State.REQUESTED))
             data = self.table.storage.read_bytes(name) if self.table.storage.exists(name) else b""
             for record in (avro_records(data) if data else ()):
                 for group in ((record.get("clusteringPlan") or {}).get("inputGroups") or ()):

@@ -1,54 +1,77 @@
-"""The active timeline: a snapshot of `.hoodie/` (every instant in its latest state, sorted), its filters, the
-commit metadata of its instants and the table's timeline zone (hoodie.properties)."""
+"""The active timeline: a snapshot of the timeline folder (every instant in its latest state, sorted), its filters,
+the commit metadata of its instants, and what hoodie.properties says about it: the timeline zone and the layout
+(timeline/layout.py: `.hoodie/` for table versions 5 and 6, `.hoodie/timeline/` for 8 and 9)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable
 
 from pyhudi.storage import Storage
 from pyhudi.timeline.commit_metadata import METADATA_CACHE, FileStamp, parse_commit_metadata
-from pyhudi.timeline.instant import (COMMIT, COMPACTION, METAFOLDER, STATE_ORDER, WRITE_ACTIONS, Instant,
-                                     parse_instant_file_name)
+from pyhudi.timeline.instant import METAFOLDER, STATE_ORDER, WRITE_ACTIONS, Instant
+from pyhudi.timeline.layout import COMPLETES_AS, LAYOUT_1, TimelineLayout, layout_for
 from pyhudi.timeline import instant_time as clock
 from pyhudi.timeline.instant_time import LOCAL_ZONE, TIMELINE_TIMEZONE, ZonedInstantTime, check_timeline_zone
 
 class Timeline:
-    """A snapshot of `.hoodie/`: every instant in its latest state, sorted by time."""
+    """A snapshot of the timeline folder: every instant in its latest state, sorted by (requested) time."""
 
     def __init__(self, storage: Storage, instants: Iterable[Instant], stamps: dict[str, FileStamp] | None = None,
-                 zone: str = LOCAL_ZONE):
+                 zone: str = LOCAL_ZONE, layout: TimelineLayout = LAYOUT_1):
         self.storage = storage
         self.zone = zone          # hoodie.table.timeline.timezone of the table (LOCAL or UTC)
+        self.layout = layout
         # file name -> (size, mtime_ns) from the listing (Timeline.load): lets read_metadata use METADATA_CACHE
         self.stamps = stamps or {}
         latest: dict[tuple[str, str], Instant] = {}
         for instant in instants:
-            # A completed compaction appears as `<t>.commit` next to `<t>.compaction.requested/inflight`.
-            key = (instant.time, COMMIT if instant.action == COMPACTION and instant.is_completed else instant.action)
+            # A completed compaction appears as `<t>.commit` next to `<t>.compaction.requested/inflight` (and a
+            # clustering of layout 2 as `<t>_<c>.replacecommit` next to `<t>.clustering.*`).
+            action = COMPLETES_AS.get(instant.action, instant.action) if instant.is_completed else instant.action
+            key = (instant.time, action)
             if key not in latest or STATE_ORDER[instant.state] > STATE_ORDER[latest[key].state]:
                 latest[key] = instant
         merged: dict[tuple[str, str], Instant] = {}
         for (time_part, action), instant in latest.items():
-            if action == COMPACTION and (time_part, COMMIT) in latest:
+            if action in COMPLETES_AS and (time_part, COMPLETES_AS[action]) in latest:
                 continue
             merged[(time_part, action)] = instant
         self.instants: list[Instant] = sorted(merged.values())
         self._metadata: dict[Instant, dict[str, Any]] = {}
+        self._completions: dict[str, str] | None = None
 
     @classmethod
     def load(cls, storage: Storage) -> "Timeline":
+        settings = _TimelineSettings()
+        listed = storage.list_files(METAFOLDER)
+        for info in listed:
+            if info.base_name == PROPERTIES_FILE:
+                settings = _timeline_settings(storage, (info.size, info.mtime_ns))
+        layout = settings.layout
         instants = []
         stamps = {}
-        zone = LOCAL_ZONE
-        for info in storage.list_files(METAFOLDER):
-            instant = parse_instant_file_name(info.base_name)
+        for info in (listed if layout.folder == METAFOLDER else storage.list_files(layout.folder)):
+            instant = layout.parse(info.base_name)
             if instant is not None:
                 instants.append(instant)
                 stamps[info.base_name] = (info.size, info.mtime_ns)
-            elif info.base_name == PROPERTIES_FILE:
-                zone = _table_zone(storage, (info.size, info.mtime_ns))
-        return cls(storage, instants, stamps, zone)
+        return cls(storage, instants, stamps, settings.zone, layout)
+
+    def path_of(self, instant: Instant) -> str:
+        """The instant's file, relative to the table (a completed instant of layout 2 as this timeline found it,
+        with its completion time)."""
+        if instant.is_completed and self.layout.version == 2 and instant.completion_time is None:
+            instant = next((i for i in self.instants if i == instant), instant)
+        return self.layout.path(instant)
+
+    def completion_time(self, instant_time: str) -> str | None:
+        """When the completed write requested at `instant_time` completed (layout 2); the requested time for a
+        legacy instant or layout 1, where completion times are not kept; None when it did not complete."""
+        if self._completions is None:
+            self._completions = {i.time: i.completion_time or i.time for i in self.completed_writes()}
+        return self._completions.get(instant_time)
 
     @property
     def fingerprint(self) -> frozenset[Instant]:
@@ -101,15 +124,15 @@ class Timeline:
         cached = self._metadata.get(instant)
         if cached is not None:
             return cached
-        name = instant.file_name
+        relative = self.path_of(instant)
+        name = relative.rsplit("/", 1)[-1]
         stamp = self.stamps.get(name)
         key = (self.storage.base_uri, name)
         if stamp is not None:
             cached = METADATA_CACHE.get(key, stamp)
         if cached is None:
             METADATA_CACHE.reads += 1
-            cached = parse_commit_metadata(self.storage.read_bytes(f"{METAFOLDER}/{name}"),
-                                           f"{self.storage.base_uri}/{METAFOLDER}/{name}")
+            cached = parse_commit_metadata(self.storage.read_bytes(relative), f"{self.storage.base_uri}/{relative}")
             if stamp is not None and instant.is_completed:
                 METADATA_CACHE.put(key, stamp, cached)
         self._metadata[instant] = cached
@@ -117,26 +140,46 @@ class Timeline:
 
 
 PROPERTIES_FILE = "hoodie.properties"
-_ZONES: dict[tuple[str, FileStamp], str] = {}     # (table, hoodie.properties size and mtime) -> timeline zone
 
 
-def _table_zone(storage: Storage, stamp: FileStamp) -> str:
-    """hoodie.table.timeline.timezone from hoodie.properties, read again only when the file changed."""
+@dataclass(frozen=True)
+class _TimelineSettings:
+    zone: str = LOCAL_ZONE
+    layout: TimelineLayout = LAYOUT_1
+
+
+# (table, hoodie.properties size and mtime) -> its timeline settings
+_SETTINGS: dict[tuple[str, FileStamp], _TimelineSettings] = {}
+_LAYOUT_KEYS = ("hoodie.timeline.layout.version", "hoodie.timeline.path", "hoodie.timeline.history.path")
+
+
+def _timeline_settings(storage: Storage, stamp: FileStamp) -> _TimelineSettings:
+    """The timeline zone and layout from hoodie.properties, read again only when the file changed."""
     key = (storage.base_uri, stamp)
-    zone = _ZONES.get(key)
-    if zone is None:
+    settings = _SETTINGS.get(key)
+    if settings is None:
         where = f"{storage.base_uri}/{METAFOLDER}/{PROPERTIES_FILE}"
-        value = None
+        values: dict[str, str] = {}
         try:
             text = storage.read_bytes(f"{METAFOLDER}/{PROPERTIES_FILE}").decode("utf-8", "replace")
         except FileNotFoundError:
             text = ""
         for line in text.splitlines():
             name, sep, rest = line.partition("=")
-            if sep and name.strip() == TIMELINE_TIMEZONE:
-                value = rest.strip()
-        zone = _ZONES[key] = check_timeline_zone(value, where)
-    return zone
+            if sep:
+                values[name.strip()] = rest.strip()
+        layout = layout_for(*(values.get(k) for k in _LAYOUT_KEYS))
+        settings = _SETTINGS[key] = _TimelineSettings(check_timeline_zone(values.get(TIMELINE_TIMEZONE), where),
+                                                      layout)
+    return settings
+
+
+def timeline_layout(storage: Storage) -> TimelineLayout:
+    """The layout of the table at `storage` (hoodie.properties as it is now: one stat, parsed when it changed)."""
+    info = storage.fs.get_file_info(storage.full(f"{METAFOLDER}/{PROPERTIES_FILE}"))
+    if info.size is None:
+        return LAYOUT_1
+    return _timeline_settings(storage, (info.size, info.mtime_ns)).layout
 
 
 def has_archived_instants(storage: Storage, archive_folder: str = "archived") -> bool:

@@ -1,8 +1,10 @@
-"""Commit metadata JSON of completed instants: parsed and checked once per process (METADATA_CACHE, keyed by the
-instant file's listing stamp) and written as Hudi writes it."""
+"""Commit metadata of completed instants (JSON in timeline layout 1, an Avro container file in layout 2): parsed and
+checked once per process (METADATA_CACHE, keyed by the instant file's listing stamp); the JSON written as Hudi
+writes it."""
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 from collections import OrderedDict
@@ -53,9 +55,16 @@ METADATA_CACHE = _MetadataCache()
 _METADATA_SHAPE = {"partitionToWriteStats": dict, "extraMetadata": dict, "partitionToReplaceFileIds": dict}
 
 
+AVRO_MAGIC = b"Obj\x01"    # an Avro container file (timeline layout 2's instant files)
+
+
 def parse_commit_metadata(data: bytes, where: str) -> dict[str, Any]:
-    """Hudi's commit JSON, checked: UTF-8, a JSON object, and the fields readers use of the right type."""
+    """Hudi's commit metadata, checked: a JSON object (layout 1) or the one record of an Avro container file
+    (layout 2: HoodieCommitMetadata / HoodieReplaceCommitMetadata, the same field names), and the fields readers
+    use of the right type."""
     fix = "restore it from a backup, or roll back that instant (pyhudi.rollback_to_instant / CALL rollback)"
+    if data.startswith(AVRO_MAGIC):
+        return _checked(_avro_record(data, where, fix), where, fix)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -71,6 +80,24 @@ def parse_commit_metadata(data: bytes, where: str) -> dict[str, Any]:
     if not isinstance(metadata, dict):
         raise CorruptFileError(f"timeline file {where} holds a JSON {type(metadata).__name__}, not Hudi's commit "
                                f"metadata object; {fix}")
+    return _checked(metadata, where, fix)
+
+
+def _avro_record(data: bytes, where: str, fix: str) -> dict[str, Any]:
+    import fastavro
+
+    try:
+        records = list(fastavro.reader(io.BytesIO(data)))
+    except Exception as exc:   # fastavro raises several kinds on damaged input
+        raise CorruptFileError(f"timeline file {where} is not a readable Avro container file ({exc}); it may be "
+                               f"truncated; {fix}") from None
+    if len(records) != 1 or not isinstance(records[0], dict):
+        raise CorruptFileError(f"timeline file {where} holds {len(records)} Avro records, not one commit metadata "
+                               f"record; {fix}")
+    return records[0]
+
+
+def _checked(metadata: dict[str, Any], where: str, fix: str) -> dict[str, Any]:
     for key, kind in _METADATA_SHAPE.items():
         value = metadata.get(key)
         if value is not None and not isinstance(value, kind):

@@ -1,9 +1,10 @@
-"""Instants: (time, action, state) and their file names in `.hoodie/` (timeline layout 1), with one historical quirk:
-an inflight `commit` is named `<time>.inflight`. The names of the timeline folders and actions live here too."""
+"""Instants: (time, action, state[, completion time]) and their file names in `.hoodie/` (timeline layout 1), with one
+historical quirk: an inflight `commit` is named `<time>.inflight`. The names of the timeline folders and actions live
+here too; layout 2's names are in timeline/layout.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import total_ordering
 
@@ -22,9 +23,10 @@ RESTORE = "restore"
 INDEXING = "indexing"
 SCHEMA_COMMIT = "schemacommit"
 LOG_COMPACTION = "logcompaction"
+CLUSTERING = "clustering"      # timeline layout 2 only: a pending clustering (it completes as a replacecommit)
 
 ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, CLEAN, ROLLBACK, SAVEPOINT, COMPACTION, RESTORE, INDEXING,
-           SCHEMA_COMMIT, LOG_COMPACTION)
+           SCHEMA_COMMIT, LOG_COMPACTION, CLUSTERING)
 # Actions whose completion changes the data a reader sees.
 WRITE_ACTIONS = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)
 
@@ -41,6 +43,8 @@ class Instant:
     time: str
     action: str
     state: State = State.COMPLETED
+    # Timeline layout 2: when a completed instant completed (its file name says); not part of its identity.
+    completion_time: str | None = field(default=None, compare=False)
 
     @property
     def file_name(self) -> str:

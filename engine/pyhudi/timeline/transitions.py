@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyhudi.errors import TimelineError
+from pyhudi.errors import TimelineError, UnsupportedTableVersionError
 from pyhudi.storage import Storage
 from pyhudi.timeline.commit_metadata import commit_metadata_bytes
+from pyhudi.timeline.active import timeline_layout
 from pyhudi.timeline.instant import METAFOLDER, Instant, State
 
 def _publish(storage: Storage, instant: Instant, content: bytes) -> None:
+    if timeline_layout(storage).version != 1:
+        raise UnsupportedTableVersionError(
+            f"cannot start instant {instant} on table {storage.base_uri}: its timeline has layout 2 (table version "
+            "8 or 9, Hudi 1.x), which pyhudi reads but does not write yet. Write it with Hudi 1.x, or downgrade it "
+            "to version 6 with Hudi's `downgrade` CLI command.")
     # An inflight file only announces a state: recovery reads the requested plan, the markers and completed
     # files, so only those are made durable before their name appears.
     durable = instant.state != State.INFLIGHT

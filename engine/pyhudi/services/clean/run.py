@@ -52,6 +52,7 @@ def clean(spark, path, options: dict | None = None, respect_trigger: bool = Fals
     options = dict(options or {})
     opts = CleanOptions.of({k: v for k, v in options.items() if k not in CLEAN_TRIGGER_KEYS})
     table = HudiTable.load(str(path))
+    table.check_writable("clean")
     async_clean.join(table.storage.base_uri)     # one clean at a time: a background one finishes first
     return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None)
 
