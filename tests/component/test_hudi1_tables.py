@@ -109,3 +109,11 @@ def test_writes_and_services_refuse_hudi1_tables_and_change_nothing(spark, tmp_p
         with pytest.raises(errors.UnsupportedTableVersionError, match="does not write"):
             attempt()
         assert _files(path) == before
+
+
+def test_cdc_queries_are_refused_clearly(spark, tmp_path_factory):
+    path = fixture_table("mor_avro_v9_txns_simple_meta", tmp_path_factory)
+    with pytest.raises(errors.UnsupportedTableVersionError, match="change data"):
+        pyhudi.read(spark, path, {"hoodie.datasource.query.type": "incremental",
+                                  "hoodie.datasource.query.incremental.format": "cdc",
+                                  "hoodie.datasource.read.begin.instanttime": "000"})

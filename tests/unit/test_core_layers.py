@@ -137,3 +137,25 @@ def test_new_instant_time_is_after_the_timeline(monkeypatch):
     # the process-wide floor would push every later test's instants to the year 2100
     monkeypatch.setattr(timeline.instant_time, "_last_instant", ["0"])
     assert new_instant_time(after="20991231235959999") > "20991231235959999"
+
+
+def test_timeline_layout_2_names():
+    """Hudi 1.x names (InstantFileNameGeneratorV2): completed instants carry their completion time, pending ones
+    and legacy (upgraded) completed ones are named as in layout 1; a clustering completes as a replacecommit."""
+    from pyhudi.timeline import CLUSTERING, REPLACE_COMMIT, layout_for
+
+    layout = layout_for("2", "timeline", "history")
+    assert layout.folder == ".hoodie/timeline" and layout.history_folder == ".hoodie/timeline/history"
+    done = layout.parse("20251220210129235_20251220210129883.commit")
+    assert (done.time, done.action, done.state, done.completion_time) == \
+        ("20251220210129235", "commit", State.COMPLETED, "20251220210129883")
+    for name in ("20251220210129235_20251220210129883.commit", "20251220210108078.deltacommit.inflight",
+                 "20251220210108078.deltacommit.requested", "20251220210108078.inflight",
+                 "20251220210108078.commit", "20260307162619269.clustering.requested"):
+        assert layout.file_name(layout.parse(name)) == name
+    clustering = layout.parse("20260307162619269.clustering.inflight")
+    finished = Instant(clustering.time, CLUSTERING, State.COMPLETED, "20260307162620442")
+    assert layout.file_name(finished) == f"20260307162619269_20260307162620442.{REPLACE_COMMIT}"
+    for other in ("history", "hoodie.properties", "2025_x.commit", "20251220210129235_1.unknown"):
+        assert layout.parse(other) is None
+    assert layout_for(None, None, None).version == layout_for("1", "timeline", "history").version == 1
