@@ -21,7 +21,7 @@ from pyhudi import config as C
 from pyhudi.errors import NotAHudiTableError, UnsupportedTableVersionError
 from pyhudi.file_group.naming import PARTITION_METAFILE
 from pyhudi.storage import Storage
-from pyhudi.timeline import METAFOLDER, Timeline, has_archived_instants
+from pyhudi.timeline import METAFOLDER, Timeline, has_archived_instants, layout_for
 from pyhudi.timeline.commit_metadata import FileStamp
 
 from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_BACKUP,  # noqa: F401 (re-exports)
@@ -123,7 +123,12 @@ class HudiTable:
         return FileSystemView(self, timeline or self.timeline(), as_of)
 
     def has_archived_instants(self) -> bool:
-        """The archiver moved instants out of the active timeline (into hoodie.archivelog.folder)."""
+        """The archiver moved instants out of the active timeline (into hoodie.archivelog.folder; for timeline
+        layout 2 into the LSM timeline of hoodie.timeline.history.path, whose files pyhudi does not read yet)."""
+        if self.properties.timeline_layout_version == "2":
+            layout = layout_for("2", self.properties.get(C.TIMELINE_PATH.key),
+                                self.properties.get(C.TIMELINE_HISTORY_PATH.key))
+            return any(not info.base_name.startswith(".") for info in self.storage.list_files(layout.history_folder))
         folder = self.properties.get(C.ARCHIVELOG_FOLDER.key) or C.ARCHIVELOG_FOLDER.default
         return has_archived_instants(self.storage, folder)
 
