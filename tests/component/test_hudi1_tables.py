@@ -138,3 +138,26 @@ def test_incremental_reads_reaching_the_lsm_history_are_refused(spark, tmp_path_
     fallback = pyhudi.read(spark, path, {**options, "hoodie.datasource.read.incr.fallback.fulltablescan.enable":
                                          "true"})
     assert fallback.count() > 0
+
+
+def test_sql_reads_a_hudi1_table_and_refuses_to_change_it(spark, tmp_path_factory):
+    path = fixture_table("qs_mor_avro_v8_trips_8i3u1d", tmp_path_factory)
+    before = _files(path)
+    pyhudi.sql(spark, f"CREATE TABLE hudi1_trips USING hudi LOCATION '{path}'")
+    try:
+        columns = ["uuid", "rider", "driver", "fare", "city", "ts"]
+        assert rows(pyhudi.sql(spark, "SELECT * FROM hudi1_trips"), columns) == rows(hudi_rs_read(path), columns)
+        as_of = "20251220210123755"
+        assert rows(pyhudi.sql(spark, f"SELECT * FROM hudi1_trips TIMESTAMP AS OF '{as_of}'"), columns) == \
+            rows(hudi_rs_read(path, as_of=as_of), columns)
+        commits = pyhudi.sql(spark, "CALL show_commits(table => 'hudi1_trips')").collect()
+        assert [r.commit_time for r in commits] == \
+            sorted((i.time for i in HudiTable.load(str(path)).timeline().completed_writes()), reverse=True)
+        for statement in ("INSERT INTO hudi1_trips SELECT * FROM hudi1_trips LIMIT 1",
+                          "DELETE FROM hudi1_trips WHERE city = 'chennai'",
+                          "CALL run_compaction(op => 'run', table => 'hudi1_trips')"):
+            with pytest.raises(errors.UnsupportedTableVersionError, match="does not write"):
+                pyhudi.sql(spark, statement)
+        assert _files(path) == before
+    finally:
+        pyhudi.sql(spark, "DROP TABLE IF EXISTS hudi1_trips")

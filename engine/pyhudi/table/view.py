@@ -104,6 +104,10 @@ class FileSystemView:
             starts.setdefault((partition, file_id), []).append(compaction_time)
         for partition, log in sorted(logs, key=lambda item: self._completion_of(item[1].base_instant)):
             written = log.base_instant
+            if written in self._pending_compactions:   # a log of layout 1 (before an upgrade) named by its slice
+                key = (partition, log.file_id, written)
+                slices.setdefault(key, FileSlice(partition, log.file_id, written)).log_files.append(log)
+                continue
             if written not in self.visible_instants and not self.before_timeline_start(written):
                 continue
             completed = self._completion_of(written)
