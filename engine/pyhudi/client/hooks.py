@@ -18,36 +18,34 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-def _inline_compaction(spark: SparkSession, table: HudiTable, options: dict) -> None:
+def _inline_compaction(spark: SparkSession, table: HudiTable, config: C.HoodieConfig) -> None:
     from pyhudi.client import compaction
-    config = C.HoodieConfig(options, warn_unknown=False)
     # hoodie.compact.schedule.inline alone schedules (Hudi's postCommit reaches it without compact.inline)
     settings = C.CompactionConfig.from_options(config)
     if table.properties.is_mor and (settings.inline or settings.schedule_inline):
-        compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, options)
+        compaction.run_inline_compaction_if_due(spark, table.storage.base_uri, config.string_options())
 
 
-def _inline_clustering(spark: SparkSession, table: HudiTable, options: dict) -> None:
-    config = C.HoodieConfig(options, warn_unknown=False)
+def _inline_clustering(spark: SparkSession, table: HudiTable, config: C.HoodieConfig) -> None:
     if config.get(C.CLUSTERING_INLINE) or config.get(C.CLUSTERING_SCHEDULE_INLINE):
         from pyhudi.client import clustering
-        clustering.run_inline_clustering_if_due(spark, table.storage.base_uri, options)
+        clustering.run_inline_clustering_if_due(spark, table.storage.base_uri, config.string_options())
 
 
-def _clean(spark: SparkSession, table: HudiTable, options: dict) -> None:
+def _clean(spark: SparkSession, table: HudiTable, config: C.HoodieConfig) -> None:
     from pyhudi.services.clean import run as clean
     from pyhudi.services.clean.trigger import clean_async
     # hoodie.clean.async: started before the write (client/write.py); wait for it, its error raised here. Without
     # it, a background clean an earlier write of this process left running finishes first (one clean at a time).
     clean.join_async_clean(table.storage.base_uri)
-    if not clean_async(options):
-        clean.clean_after_commit(spark, table.storage.base_uri, options)
+    if not clean_async(config):
+        clean.clean_after_commit(spark, table.storage.base_uri, config)
 
 
-def _archive(spark: SparkSession, table: HudiTable, options: dict) -> None:
+def _archive(spark: SparkSession, table: HudiTable, config: C.HoodieConfig) -> None:
     from pyhudi.services import archive
     from pyhudi.transaction.lock import table_lock
-    archive.archive_after_commit(spark, table.storage.base_uri, options, table_lock)
+    archive.archive_after_commit(spark, table.storage.base_uri, config, table_lock)
 
 
 # (service, hook, how to run it again by hand), in Hudi's postCommit order
@@ -59,12 +57,14 @@ POST_COMMIT_HOOKS = (
 )
 
 
-def run_post_commit_hooks(spark: SparkSession, table: HudiTable, options: dict, instant_time: str) -> list[str]:
-    """Run every hook in order; returns the names of those that failed (each also warned)."""
+def run_post_commit_hooks(spark: SparkSession, table: HudiTable, config: C.HoodieConfig,
+                          instant_time: str) -> list[str]:
+    """Run every hook in order with the write's parsed options; returns the names of those that failed (each also
+    warned)."""
     failed = []
     for name, hook, fix in POST_COMMIT_HOOKS:
         try:
-            hook(spark, table, options)
+            hook(spark, table, config)
         except Exception as exc:  # noqa: BLE001 - the write is committed: report, do not fail it
             failed.append(name)
             warnings.warn(f"{name} after commit {instant_time} of table {table.name} at {table.storage.base_uri} "

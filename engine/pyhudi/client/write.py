@@ -171,7 +171,7 @@ class WriteClient:
         def write_to(path: str) -> WriteResult:
             new = table or HudiTable.create(path, self._new_table_properties(wc, keygen, schema))
             action = WriteAction(self.spark, new, wc, keygen, incoming, schema)
-            return run_write(self.spark, new, action, dict(wc.options))
+            return run_write(self.spark, new, action, wc.config)
 
         if mode == "overwrite" and exists:
             if self.storage.is_local:
@@ -191,12 +191,13 @@ class WriteClient:
         return props
 
 
-def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, options: dict) -> WriteResult:
-    """One write action inside one transaction (the instant skeleton, commit/run.py), then the post-commit hooks."""
-    transaction = WriteTransaction(table, options)
+def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, config: C.HoodieConfig) -> WriteResult:
+    """One write action inside one transaction (the instant skeleton, commit/run.py), then the post-commit hooks;
+    `config` is the write's options, parsed once (WriteConfig.config), which the services after it read too."""
+    transaction = WriteTransaction(table, config.string_options())
     started = time.monotonic()
-    if clean_trigger.clean_async(options):     # hoodie.clean.async: the clean runs beside the write (preWrite)
-        start_async_clean(spark, table.storage.base_uri, options)
+    if clean_trigger.clean_async(config):     # hoodie.clean.async: the clean runs beside the write (preWrite)
+        start_async_clean(spark, table.storage.base_uri, config)
     planned: dict = {}
 
     def begin() -> InstantCommit:
@@ -218,6 +219,6 @@ def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, option
     commit, metadata = run_instant(begin, work, label=action.operation, started=started,
                                    inflight=action.inflight_metadata(), complete=transaction.complete, end=end,
                                    after_complete=lambda: crash_point("write.after_complete"))
-    failed = run_post_commit_hooks(spark, table, options, commit.instant_time)
+    failed = run_post_commit_hooks(spark, table, config, commit.instant_time)
     return WriteResult(commit.instant_time, action.operation, metadata.write_stats, action.index_stats_dict(),
                        failed)

@@ -23,7 +23,7 @@ class CleanOptions(C.CleanConfig):
     """The cleaner's typed config (config.clean.CleanConfig: its parsers refuse out-of-range retention counts)."""
 
     @classmethod
-    def of(cls, options: Mapping | None, warn_unknown: bool = True) -> "CleanOptions":
+    def of(cls, options: Mapping | C.HoodieConfig | None, warn_unknown: bool = True) -> "CleanOptions":
         return cls.from_options(options, warn_unknown)
 
 

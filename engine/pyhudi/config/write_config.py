@@ -9,6 +9,7 @@ transaction, post-commit services) and for what Hudi stores as text (hoodie.prop
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -72,6 +73,11 @@ class WriteConfig:
         """Parse `options` (a HoodieConfig is read as it is: its keys were checked when it was built)."""
         config = config_of(options)
         return read_settings(cls, config, options=MappingProxyType(config.string_options()))
+
+    @functools.cached_property
+    def config(self) -> HoodieConfig:
+        """The options parsed (once per WriteConfig): what the write's services and hooks read their keys from."""
+        return HoodieConfig(dict(self.options), warn_unknown=False)
 
     def given(self, name: str) -> bool:
         """Whether the options set field `name` to a non-empty text, rather than leaving Hudi's default."""

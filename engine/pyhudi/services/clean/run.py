@@ -57,20 +57,20 @@ def clean(spark, path, options: dict | None = None, respect_trigger: bool = Fals
     return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None)
 
 
-def clean_after_commit(spark, path, options: Mapping | None) -> dict | None:
+def clean_after_commit(spark, path, options: Mapping | C.HoodieConfig | None) -> dict | None:
     """The cleaner after a successful commit (Hudi's postCommit, ``hoodie.clean.automatic``, default true): does
     nothing unless some file is due. The client runs it as a post-commit hook, before the archiver."""
-    opts = CleanOptions.of(C.HoodieConfig(options or {}, warn_unknown=False))
+    opts = CleanOptions.of(C.config_of(options))
     if not opts.automatic:
         return None
     table = HudiTable.load(str(path))
     return _clean(spark, table, table.timeline(), opts, options or {})
 
 
-def start_async_clean(spark, path, options: Mapping | None) -> bool:
+def start_async_clean(spark, path, options: Mapping | C.HoodieConfig | None) -> bool:
     """hoodie.clean.async: start the automatic clean in the background (the writer calls this before it writes and
     joins it after its commit with join_async_clean). False when automatic cleaning is off."""
-    if not CleanOptions.of(C.HoodieConfig(options or {}, warn_unknown=False)).automatic:
+    if not CleanOptions.of(C.config_of(options)).automatic:
         return False
     async_clean.start(Storage(str(path)).base_uri, lambda: clean_after_commit(spark, path, options))
     return True
@@ -82,7 +82,8 @@ def join_async_clean(path) -> dict | None:
 
 
 # --- the clean ----------------------------------------------------------------------------------------------
-def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions, trigger: Mapping | None) -> dict | None:
+def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions,
+           trigger: Mapping | C.HoodieConfig | None) -> dict | None:
     """Finish pending cleans, then schedule and run one; with `trigger` (options) only when the trigger is due."""
     result = None
     for pending in timeline.pending([CLEAN]):      # Hudi re-executes plans of interrupted cleans first

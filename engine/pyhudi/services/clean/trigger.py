@@ -22,7 +22,7 @@ CLEAN_ASYNC, CLEAN_TRIGGER_STRATEGY, CLEAN_MAX_COMMITS = C.CLEAN_ASYNC, C.CLEAN_
 CLEAN_TRIGGER_KEYS = (CLEAN_ASYNC.key, CLEAN_TRIGGER_STRATEGY.key, CLEAN_MAX_COMMITS.key)
 
 
-def clean_async(options: Mapping | None) -> bool:
+def clean_async(options: Mapping | C.HoodieConfig | None) -> bool:
     return bool(C.CleanTriggerConfig.from_options(options).run_async)
 
 
@@ -36,7 +36,7 @@ def commits_since_last_clean(timeline: Timeline) -> int:
     return sum(1 for i in writes if i.time > since)
 
 
-def needs_cleaning(timeline: Timeline, options: Mapping | None) -> bool:
+def needs_cleaning(timeline: Timeline, options: Mapping | C.HoodieConfig | None) -> bool:
     """CleanPlanActionExecutor.needsCleaning: is a clean due by the trigger strategy?"""
     trigger = C.CleanTriggerConfig.from_options(options)
     if trigger.strategy != NUM_COMMITS:   # pragma: no cover - choices refuse anything else first
