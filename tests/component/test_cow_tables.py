@@ -249,3 +249,17 @@ def test_local_cluster_executors_write_and_read(tmp_path):
     assert result == ["RESULT 2000 100 2000"], done.stderr[-3000:]
     from support import hudi_rs_read as rs
     assert rs(tmp_path / "lc").num_rows == 2000
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_number_column_evolved_to_string_reads_as_text(spark, tmp_path, table_type):
+    """Hudi's number -> string evolution leaves files that store the column as a number while the schema says
+    string; the reader casts them per file (Spark's parquet scan cannot), as hudi-rs reads them."""
+    path = tmp_path / "evolved"
+    opts = {"hoodie.table.name": "evolved", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": table_type}
+    pyhudi.write(spark.createDataFrame([(1, 1, 10), (2, 1, 20)], "id long, ts long, v long"), path, opts)
+    pyhudi.write(spark.createDataFrame([(2, 2, "x"), (3, 2, "y")], "id long, ts long, v string"), path, opts)
+    ours = pyhudi.read(spark, path)
+    assert ours.schema["v"].dataType.simpleString() == "string"
+    assert rows(ours, ["id", "v"]) == [(1, "10"), (2, "x"), (3, "y")] == rows(hudi_rs_read(path), ["id", "v"])

@@ -19,21 +19,10 @@ from support import assert_same_rows_as_hudi_rs, fixture_names, fixture_table, h
 
 LANCE = [n for n in fixture_names("*_v[89]_*") if "lance" in n]
 EMPTY = [n for n in fixture_names("*_v[89]_*") if n.endswith("_empty")]
-# Timestamp key generators over a number column: Hudi 1.1 records the partition column as a string in the commit
-# schema while the base files keep the number. hudi-rs casts the number to text; pyhudi's native parquet scan
-# cannot read a stored long as a string (the same gap as any number -> string evolution pyhudi wrote itself).
-NUMBER_AS_STRING = ["cow_v9_timebasedkeygen_epochmillis", "cow_v9_timebasedkeygen_unixtimestamp"]
 TABLES = [n for n in fixture_names("*_v[89]_*") if n not in LANCE + EMPTY]
 
 
-def _cases():
-    for name in TABLES:
-        marks = [pytest.mark.xfail(strict=True, reason="stored number read as the commit schema's string")] \
-            if name in NUMBER_AS_STRING else []
-        yield pytest.param(name, marks=marks, id=name)
-
-
-@pytest.mark.parametrize("name", list(_cases()))
+@pytest.mark.parametrize("name", TABLES)
 def test_snapshot_and_time_travel_match_hudi_rs(spark, tmp_path_factory, name):
     path = fixture_table(name, tmp_path_factory)
     columns = assert_same_rows_as_hudi_rs(spark, path, min_columns=6)
@@ -42,7 +31,7 @@ def test_snapshot_and_time_travel_match_hudi_rs(spark, tmp_path_factory, name):
     assert rows(spark.read.format("hudi").load(str(path)), columns) == rows(hudi_rs_read(path), columns)
 
 
-@pytest.mark.parametrize("name", [n for n in TABLES if "mor" in n and n not in NUMBER_AS_STRING])
+@pytest.mark.parametrize("name", [n for n in TABLES if "mor" in n])
 def test_mor_read_optimized_and_incremental_match_hudi_rs(spark, tmp_path_factory, name):
     path = fixture_table(name, tmp_path_factory)
     theirs = hudi_rs_read(path, read_optimized=True)

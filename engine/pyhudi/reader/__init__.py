@@ -26,6 +26,8 @@ def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFra
         plan_changes(str(path), options)   # refusals as PyHudiError here (Spark would wrap them); metadata only
         return spark.read.format("hudi").options(**(options or {})).load(str(path))
     plan = plan_scan(str(path), options)
+    if plan.numbers_as_text:   # files may hold numbers where the schema says string: cast per file in executors
+        return spark.read.format("hudi").options(**(options or {})).load(str(path))
     if plan.needs_merge:
         if can_merge_natively(plan):   # base files natively, log files in executors, merged by a join
             return cached_dataframe(spark, plan, "merged", lambda: merged_snapshot(

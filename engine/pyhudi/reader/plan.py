@@ -6,6 +6,7 @@ same ScanPlan, so they return the same rows.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -30,6 +31,7 @@ class ScanPlan:
     visible_instants: frozenset = frozenset()
     committed_before: str | None = None     # log blocks older than the active timeline (archived) count
     committed_extents: dict = field(default_factory=dict)   # path -> byte ranges visible commits wrote
+    numbers_as_text: bool = False           # some string column was stored as a number (see stored_as_numbers)
 
     @property
     def base_paths(self) -> list[str]:
@@ -67,7 +69,35 @@ def plan_scan(path: str, options: dict | None = None) -> ScanPlan:
     if base_only:
         slices = [s for s in slices if s.base_file is not None]
     return ScanPlan(table, schema, slices, None, None, base_only, frozenset(view.visible_instants),
-                    view.timeline_start, view.check_committed_sizes(slices))
+                    view.timeline_start, view.check_committed_sizes(slices),
+                    stored_as_numbers(table, timeline, schema))
+
+
+_NUMBERS = ("int", "long", "float", "double")
+
+
+def stored_as_numbers(table: HudiTable, timeline: Timeline, schema: pa.Schema) -> bool:
+    """Whether a column the table schema has as a string was written as a number by an earlier schema (the create
+    schema or a commit's): Hudi's number -> string evolution, and Hudi 1.1's timestamp key generators, which record
+    a number partition column as a string. Files may then hold numbers where the schema says string, which
+    Spark's parquet scan cannot convert; the reader casts them per file."""
+    strings = {f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
+    if not strings:
+        return False
+    schemas = [table.properties.get(C.TABLE_CREATE_SCHEMA.key)]
+    schemas += [timeline.read_metadata(i).get("extraMetadata", {}).get("schema") for i in timeline.completed_writes()]
+    for text in schemas:
+        if not text:
+            continue
+        try:
+            fields = json.loads(text).get("fields") or []
+        except (ValueError, AttributeError):
+            continue
+        for fld in fields:
+            kinds = fld.get("type") if isinstance(fld.get("type"), list) else [fld.get("type")]
+            if fld.get("name") in strings and any(k in _NUMBERS for k in kinds):
+                return True
+    return False
 
 
 def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConfig, schema: pa.Schema) -> ScanPlan:
