@@ -143,7 +143,8 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
     else:
         slices = [s for s in view.merged_latest_slices() if (s.partition_path, s.file_id) in touched]
     return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants),
-                    view.timeline_start, view.check_committed_sizes(slices))
+                    view.timeline_start, view.check_committed_sizes(slices),
+                    stored_as_numbers(table, timeline, schema))
 
 
 def _by_completion_time(table: HudiTable, timeline: Timeline, begin: str, end: str | None) -> tuple[str, str | None]:
