@@ -10,6 +10,8 @@ between consecutive writes, against hudi-rs 0.5.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import pyhudi
@@ -20,9 +22,20 @@ from support import assert_same_rows_as_hudi_rs, fixture_names, fixture_table, h
 LANCE = [n for n in fixture_names("*_v[89]_*") if "lance" in n]
 EMPTY = [n for n in fixture_names("*_v[89]_*") if n.endswith("_empty")]
 TABLES = [n for n in fixture_names("*_v[89]_*") if n not in LANCE + EMPTY]
+# CI reads a representative set (v8 and v9, COW and MOR, compaction, clustering, overwrite, rollback, no meta
+# fields, timestamp keys); PYHUDI_LONG_TESTS=1 reads every table
+CI_TABLES = {"qs_mor_avro_v8_trips_8i3u1d", "cow_v8_complexkeygen_hivestyle", "cow_v9_txns_simple_meta",
+             "cow_v9_timebasedkeygen_epochmillis", "mor_avro_v9_txns_simple_meta", "mor_avro_v9_nonpartitioned_rollback",
+             "mor_avro_v9_txns_simple_overwrite", "mor_avro_v9_txns_complex_nometa"}
+LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
 
 
-@pytest.mark.parametrize("name", TABLES)
+def _tables(names):
+    return [pytest.param(n, id=n, marks=[] if LONG or n in CI_TABLES else
+                         [pytest.mark.skip(reason="every Hudi 1.x fixture: PYHUDI_LONG_TESTS=1")]) for n in names]
+
+
+@pytest.mark.parametrize("name", _tables(TABLES))
 def test_snapshot_and_time_travel_match_hudi_rs(spark, tmp_path_factory, name):
     path = fixture_table(name, tmp_path_factory)
     columns = assert_same_rows_as_hudi_rs(spark, path, min_columns=6)
@@ -31,7 +44,7 @@ def test_snapshot_and_time_travel_match_hudi_rs(spark, tmp_path_factory, name):
     assert rows(spark.read.format("hudi").load(str(path)), columns) == rows(hudi_rs_read(path), columns)
 
 
-@pytest.mark.parametrize("name", [n for n in TABLES if "mor" in n])
+@pytest.mark.parametrize("name", _tables([n for n in TABLES if "mor" in n]))
 def test_mor_read_optimized_and_incremental_match_hudi_rs(spark, tmp_path_factory, name):
     path = fixture_table(name, tmp_path_factory)
     theirs = hudi_rs_read(path, read_optimized=True)
