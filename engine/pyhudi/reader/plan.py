@@ -84,8 +84,9 @@ def stored_as_numbers(table: HudiTable, timeline: Timeline, schema: pa.Schema) -
     strings = {f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
     if not strings:
         return False
-    schemas = [table.properties.get(C.TABLE_CREATE_SCHEMA.key)]
-    schemas += [timeline.read_metadata(i).get("extraMetadata", {}).get("schema") for i in timeline.completed_writes()]
+    # each distinct schema text once: commits usually repeat one schema, and this runs on every read's plan
+    schemas = {table.properties.get(C.TABLE_CREATE_SCHEMA.key)}
+    schemas.update(timeline.read_metadata(i).get("extraMetadata", {}).get("schema") for i in timeline.completed_writes())
     for text in schemas:
         if not text:
             continue
