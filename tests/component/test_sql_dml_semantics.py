@@ -314,3 +314,30 @@ def test_static_overwrite_with_static_and_dynamic_partition_columns(spark, tmp_p
     finally:
         for name in (hudi, parquet):
             pyhudi.sql(spark, f"DROP TABLE IF EXISTS {name}")
+
+
+@pytest.mark.parametrize("index,table_type,moves", [("GLOBAL_BLOOM", "mor", "false"), ("GLOBAL_SIMPLE", "cow", "true"),
+                                                    ("BLOOM", "mor", "false")])
+def test_merge_matches_by_key_alone_under_a_global_index(spark, tmp_path, index, table_type, moves):
+    """A global index locates a key in any partition, so a MERGE source row giving another partition matches the
+    stored record (Hudi tags it through the index): its DELETE deletes it. Under a partition-scoped index the
+    same row does not match and is inserted (conformance seed 1013 found the global case inserting instead)."""
+    name, source = _name("merge_global"), _name("merge_global_src")
+    path = tmp_path / "t"
+    try:
+        _create(spark, name, path, tblproperties=f"primaryKey = 'id', type = '{table_type}', "
+                f"'hoodie.index.type' = '{index}', 'hoodie.bloom.index.update.partition.path' = '{moves}', "
+                f"'hoodie.simple.index.update.partition.path' = '{moves}'")
+        spark.createDataFrame([(1, "a2", "a", "update"), (2, "b2", "z", "delete")],
+                              "id int, v string, dt string, op string").createOrReplaceTempView(source)
+        pyhudi.sql(spark, f"""MERGE INTO {name} t USING {source} s ON t.id = s.id
+            WHEN MATCHED AND s.op = 'delete' THEN DELETE
+            WHEN MATCHED THEN UPDATE SET v = s.v
+            WHEN NOT MATCHED THEN INSERT (id, v, dt) VALUES (s.id, s.v, s.dt)""")
+        expected = [(1, "a2", "a"), (3, "c1", "c")] if index.startswith("GLOBAL") else \
+            [(1, "a2", "a"), (2, "b1", "b"), (2, "b2", "z"), (3, "c1", "c")]
+        assert _rows(spark, name) == expected
+        assert sorted(rows(hudi_rs_read(path), ["id", "v", "dt"])) == expected
+    finally:
+        pyhudi.sql(spark, f"DROP TABLE IF EXISTS {name} PURGE")
+        spark.catalog.dropTempView(source)

@@ -42,6 +42,11 @@ class IndexConfig:
         return read_settings(cls, options)
 
     @property
+    def is_global(self) -> bool:
+        """A key is unique across partitions (INMEMORY is looked up as GLOBAL_SIMPLE: index/__init__.py)."""
+        return self.index_type in ("GLOBAL_SIMPLE", "GLOBAL_BLOOM", "INMEMORY")
+
+    @property
     def update_partition_path(self) -> bool:
         """Global indexes: whether a key arriving with a new partition moves there."""
         return self.bloom_update_partition_path if self.index_type == "GLOBAL_BLOOM" \

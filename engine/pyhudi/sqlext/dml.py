@@ -341,19 +341,22 @@ def _check_merge(spark: SparkSession, entry: catalog.CatalogEntry, props, stmt: 
     keyed = checks.check_condition(stmt.args["on"], props.record_key_fields, props.partition_fields, optimized)
     if props.record_key_fields:
         checks.check_ordering_field(props.precombine_field, [(eq.this.name, eq.expression) for eq in updates])
-    return _key_condition(props, keyed, target_alias, source_alias, source_df.columns)
+    global_index = C.IndexConfig.from_options(options).is_global
+    return _key_condition(props, keyed, target_alias, source_alias, source_df.columns, global_index)
 
 
-def _key_condition(props, keyed: dict, target_alias: str, source_alias: str, source_columns: list[str]):
+def _key_condition(props, keyed: dict, target_alias: str, source_alias: str, source_columns: list[str],
+                   global_index: bool):
     """Hudi merges a MERGE INTO of a primary-key table by record key, not by the ON condition: a source row
     matches the stored record of the key it gives (the ON's expression for a key or partition column, else the
-    source column of that name); other ON terms do not decide. None when a key column has no source value (the
-    ON condition is used as written)."""
+    source column of that name); other ON terms do not decide. Under a global index the key alone decides (the
+    index locates a key in any partition, so a row giving another partition still matches). None when a key
+    column has no source value (the ON condition is used as written)."""
     if not props.record_key_fields:
         return None
     by_lower = {c.lower(): c for c in source_columns}
     terms = []
-    for field in props.record_key_fields + props.partition_fields:
+    for field in props.record_key_fields + ([] if global_index else props.partition_fields):
         value = keyed.get(field.lower())
         if value is None and field.lower() in by_lower:
             value = exp.column(by_lower[field.lower()], table=source_alias, quoted=True)
