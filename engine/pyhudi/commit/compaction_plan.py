@@ -12,7 +12,7 @@ from pyhudi.commit import avro_metadata
 from pyhudi.commit.avro_metadata import COMPACTION_PLAN_SCHEMA
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
-from pyhudi.timeline import COMPACTION, METAFOLDER, Instant, State
+from pyhudi.timeline import instant_file, COMPACTION, Instant, State
 
 # Metric names of CompactionStrategy.captureMetrics (FileSliceMetricUtils).
 TOTAL_IO_READ_MB = "TOTAL_IO_READ_MB"
@@ -81,7 +81,7 @@ class CompactionPlan:
 
 def read_compaction_plan(storage: Storage, instant_time: str) -> CompactionPlan:
     """The plan of compaction `instant_time` (from `.hoodie/<t>.compaction.requested`)."""
-    name = f"{METAFOLDER}/{Instant(instant_time, COMPACTION, State.REQUESTED).file_name}"
+    name = instant_file(storage, Instant(instant_time, COMPACTION, State.REQUESTED))
     if not storage.exists(name):
         raise TimelineError(f"compaction {instant_time} has no plan: {storage.base_uri}/{name} is missing")
     source = f"{storage.base_uri}/{name}"

@@ -22,7 +22,7 @@ from pyhudi.commit.markers import delete_markers, marked_files
 from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.storage import Storage
 from pyhudi.table.metadata_table import drop_metadata_table
-from pyhudi.timeline import (METAFOLDER, Instant, State, commit_metadata_bytes, create_requested,
+from pyhudi.timeline import (instant_file, Instant, State, commit_content, create_requested,
                              transition_to_completed, transition_to_inflight)
 
 
@@ -49,18 +49,18 @@ class InstantCommit:
 
     def start(self, metadata: CommitMetadata | None = None) -> Instant:
         """The inflight instant (Hudi writes the empty commit metadata of the operation into it)."""
-        content = commit_metadata_bytes(metadata.to_json()) if metadata is not None else b""
+        content = commit_content(self.storage, metadata.to_json()) if metadata is not None else b""
         self.inflight = transition_to_inflight(self.storage, self.requested, content)
         return self.inflight
 
     def is_pending(self) -> bool:
         """Whether this instant's inflight file is still there (another writer may have rolled it back)."""
-        return self.inflight is not None and self.storage.exists(f"{METAFOLDER}/{self.inflight.file_name}")
+        return self.inflight is not None and self.storage.exists(instant_file(self.storage, self.inflight))
 
     def is_completed(self) -> bool:
         if self.completed is not None:
             return True
-        return self.storage.exists(f"{METAFOLDER}/{self.requested.with_state(State.COMPLETED).file_name}")
+        return self.storage.exists(instant_file(self.storage, self.requested.with_state(State.COMPLETED)))
 
     def reconcile(self, metadata: CommitMetadata) -> list[str]:
         """Delete every marked file the write stats do not list; returns their paths."""
@@ -96,5 +96,5 @@ class InstantCommit:
         delete_markers(self.storage, self.instant_time)
         states = (State.INFLIGHT,) if self.keep_plan else (State.INFLIGHT, State.REQUESTED)
         for state in states:
-            self.storage.delete_file(f"{METAFOLDER}/{self.requested.with_state(state).file_name}")
+            self.storage.delete_file(instant_file(self.storage, self.requested.with_state(state)))
         return True

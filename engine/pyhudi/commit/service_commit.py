@@ -15,7 +15,7 @@ from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.table.metadata_table import drop_metadata_table
-from pyhudi.timeline import METAFOLDER, Instant, State, transition_to_inflight
+from pyhudi.timeline import Instant, State, complete_instant, instant_file, transition_to_inflight
 
 
 class ServiceInstantCommit(InstantCommit):
@@ -31,7 +31,7 @@ class ServiceInstantCommit(InstantCommit):
         """The protocol of a pending instant found on the timeline (requested or inflight)."""
         commit = cls(storage, instant.with_state(State.REQUESTED))
         inflight = instant.with_state(State.INFLIGHT)
-        if instant.state == State.INFLIGHT or storage.exists(f"{METAFOLDER}/{inflight.file_name}"):
+        if instant.state == State.INFLIGHT or storage.exists(instant_file(storage, inflight)):
             commit.inflight = inflight
         return commit
 
@@ -45,9 +45,9 @@ class ServiceInstantCommit(InstantCommit):
         """inflight -> completed, holding the Avro `metadata` record: the last step, atomic (create-if-absent)."""
         if self.inflight is None:
             raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
-        completed = self.requested.with_state(State.COMPLETED)
         drop_metadata_table(self.storage)   # never completed while a metadata table it did not update is named
-        if not self.storage.create_if_absent(f"{METAFOLDER}/{completed.file_name}", avro.to_bytes(schema, metadata)):
-            raise TimelineError(f"{self.where} was completed by another writer")
-        self.completed = completed
-        return completed
+        try:
+            self.completed = complete_instant(self.storage, self.inflight, avro.to_bytes(schema, metadata))
+        except TimelineError:
+            raise TimelineError(f"{self.where} was completed by another writer") from None
+        return self.completed

@@ -7,26 +7,26 @@ from __future__ import annotations
 from pyhudi.commit import avro_metadata as avro
 from pyhudi.file_group.naming import partition_file
 from pyhudi.storage import Storage
-from pyhudi.timeline import CLEAN, METAFOLDER, SAVEPOINT, Instant, State, Timeline
+from pyhudi.timeline import instant_file, CLEAN, SAVEPOINT, Instant, State, Timeline
 
 
 # --- clean ----------------------------------------------------------------------------------------------------
 def read_clean_metadata(storage: Storage, instant: Instant) -> dict:
     """The HoodieCleanMetadata record of the completed clean `instant`."""
-    name = f"{METAFOLDER}/{instant.with_state(State.COMPLETED).file_name}"
+    name = instant_file(storage, instant.with_state(State.COMPLETED))
     return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
 
 
 def read_cleaner_plan(storage: Storage, instant_time: str) -> dict:
     """The HoodieCleanerPlan record of the clean `instant_time` (its requested file)."""
-    name = f"{METAFOLDER}/{Instant(instant_time, CLEAN, State.REQUESTED).file_name}"
+    name = instant_file(storage, Instant(instant_time, CLEAN, State.REQUESTED))
     return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
 
 
 def last_clean_metadata(storage: Storage, timeline: Timeline) -> dict | None:
     """HoodieCleanMetadata of the latest completed clean (None without one; empty clean files are skipped)."""
     for instant in reversed(timeline.completed([CLEAN])):
-        if storage.file_size(f"{METAFOLDER}/{instant.file_name}"):
+        if storage.file_size(instant_file(storage, instant)):
             return read_clean_metadata(storage, instant)
     return None
 
@@ -49,7 +49,7 @@ def latest_clean_retained_commit(storage: Storage, timeline: Timeline) -> str | 
 # --- savepoint ------------------------------------------------------------------------------------------------
 def savepoint_metadata(storage: Storage, instant_time: str) -> dict:
     """The HoodieSavepointMetadata record of the completed savepoint `instant_time`."""
-    name = f"{METAFOLDER}/{Instant(instant_time, SAVEPOINT).file_name}"
+    name = instant_file(storage, Instant(instant_time, SAVEPOINT))
     return avro.from_bytes(storage.read_bytes(name), f"{storage.base_uri}/{name}")
 
 

@@ -32,7 +32,7 @@ from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, 
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
+from pyhudi.timeline import (instant_file, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
                              normalize_instant_argument)
 
@@ -49,7 +49,7 @@ def rollback_to_instant(spark, path, instant_time: str) -> dict:
     """Roll back the latest completed commit `instant_time` (Hudi's `rollback_to_instant` procedure); returns the
     HoodieRollbackMetadata record."""
     table = HudiTable.load(str(path))
-    table.check_writable("roll back")
+    table.check_writable("roll back", hudi_1x=True)
     instant_time = normalize_instant_argument(instant_time)
     finish_pending_rollbacks(table)
     timeline = table.timeline()
@@ -165,8 +165,8 @@ def _run_restore(table: HudiTable, commit: ServiceInstantCommit, plan: dict) -> 
         # Savepoints of rolled-back commits pin files that no longer exist.
         for instant in table.timeline().completed([SAVEPOINT]):
             if instant.time > savepoint:
-                table.storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
-                table.storage.delete_file(f"{METAFOLDER}/{instant.with_state(State.INFLIGHT).file_name}")
+                table.storage.delete_file(instant_file(table.storage, instant))
+                table.storage.delete_file(instant_file(table.storage, instant.with_state(State.INFLIGHT)))
     metadata = {"startRestoreTime": restore_time, "timeTakenInMillis": int((time.time() - started) * 1000),
                 "instantsToRollback": [i["commitTime"] for i in plan["instantsToRollback"]],
                 "hoodieRestoreMetadata": per_instant, "version": 1,
@@ -179,11 +179,11 @@ def finish_pending_rollbacks(table: HudiTable) -> None:
     """Complete rollbacks and restores a crash interrupted, from their plans."""
     timeline = table.timeline()
     for instant in timeline.pending([RESTORE]):
-        where = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+        where = instant_file(table.storage, instant.with_state(State.REQUESTED))
         plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
         _run_restore(table, ServiceInstantCommit.resume(table.storage, instant), plan)
     for instant in table.timeline().pending([ROLLBACK]):
-        where = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+        where = instant_file(table.storage, instant.with_state(State.REQUESTED))
         plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
         _execute(table, plan, ServiceInstantCommit.resume(table.storage, instant))
 
@@ -208,7 +208,7 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
     storage = table.storage
     written = set(marked_files(storage, target.time))
     completed_action = COMMIT if target.action == COMPACTION else target.action
-    source = f"{METAFOLDER}/{Instant(target.time, completed_action).file_name}"
+    source = instant_file(storage, Instant(target.time, completed_action))
     # A restore interrupted while rolling `target` back already removed its completed file: the markers it left
     # (_mark_planned) name the files then.
     if target.is_completed and storage.exists(source):
@@ -280,7 +280,7 @@ def _execute(table: HudiTable, plan: dict, commit: ServiceInstantCommit | None =
     if commit is None:
         _mark_planned(storage, target.time, requests)
     # Readers stop seeing the target first, then its files go.
-    storage.delete_file(f"{METAFOLDER}/{target.file_name}")
+    storage.delete_file(instant_file(storage, target))
     crash_point("rollback.after_instant_deleted")
     partitions: dict[str, dict] = {}
     deleted = 0
@@ -296,8 +296,8 @@ def _execute(table: HudiTable, plan: dict, commit: ServiceInstantCommit | None =
         for full, relative in logs:
             size = _append_rollback_block(storage, relative, rollback_time, target.time)
             entry["rollbackLogFiles"] = {**(entry["rollbackLogFiles"] or {}), full: size}
-    for instant_file in _instant_files(storage, target):
-        storage.delete_file(f"{METAFOLDER}/{instant_file}")
+    for path in _instant_files(storage, target):
+        storage.delete_file(path)
     delete_markers(storage, target.time)
     metadata = {"startRollbackTime": rollback_time, "timeTakenInMillis": int((time.time() - started) * 1000),
                 "totalFilesDeleted": deleted, "commitsRollback": [target.time], "partitionMetadata": partitions,
@@ -322,17 +322,16 @@ def _mark_planned(storage: Storage, instant_time: str, requests: list[tuple[dict
 def _resolve_action(storage: Storage, instant: Instant) -> Instant:
     """A completed compaction appears as `<t>.commit`; roll it back as the compaction it was."""
     if instant.action == COMMIT and instant.is_completed and \
-            storage.exists(f"{METAFOLDER}/{Instant(instant.time, COMPACTION, State.REQUESTED).file_name}"):
+            storage.exists(instant_file(storage, Instant(instant.time, COMPACTION, State.REQUESTED))):
         return Instant(instant.time, COMPACTION, State.COMPLETED)
     return instant
 
 
 def _instant_files(storage: Storage, target: Instant) -> list[str]:
-    """Timeline files of `target` that exist, completed first (so a crash leaves it pending, never half-done)."""
-    names = [target.with_state(s).file_name for s in (State.COMPLETED, State.INFLIGHT, State.REQUESTED)]
-    if target.action == COMPACTION:
-        names[0] = Instant(target.time, COMMIT).file_name
-    return [n for n in names if storage.exists(f"{METAFOLDER}/{n}")]
+    """Timeline files of `target` that exist (relative to the table), completed first (so a crash leaves it
+    pending, never half-done)."""
+    paths = [instant_file(storage, target.with_state(s)) for s in (State.COMPLETED, State.INFLIGHT, State.REQUESTED)]
+    return [p for p in paths if storage.exists(p)]
 
 
 def _has_other_instants(storage: Storage, relative: str, instant_time: str) -> bool:

@@ -17,7 +17,7 @@ from pyhudi.commit.timeline_metadata import latest_clean_retained_commit, savepo
 from pyhudi.errors import TimelineError
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import METAFOLDER, SAVEPOINT, WRITE_ACTIONS, Instant, State, Timeline, normalize_instant_argument
+from pyhudi.timeline import instant_file, SAVEPOINT, WRITE_ACTIONS, Instant, State, Timeline, normalize_instant_argument
 
 
 # --- public API -------------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def create_savepoint(spark, path, instant_time: str | None = None, user: str = "
     metadata = {"savepointedBy": user or "", "savepointedAt": int(time.time() * 1000), "comments": comments or "",
                 "partitionMetadata": _latest_files(table, timeline, instant_time), "version": 1}
     commit = ServiceInstantCommit(table.storage, Instant(instant_time, SAVEPOINT, State.REQUESTED))
-    table.storage.delete_file(f"{METAFOLDER}/{commit.requested.with_state(State.INFLIGHT).file_name}")  # crash leftover
+    table.storage.delete_file(instant_file(table.storage, commit.requested.with_state(State.INFLIGHT)))  # crash leftover
     try:
         commit.start_with(b"")
         crash_point("savepoint.after_inflight")
@@ -74,8 +74,8 @@ def _existing_savepoint(path, instant_time: str, refusal: str) -> tuple[HudiTabl
 def delete_savepoint(spark, path, instant_time: str) -> bool:
     table, instant_time = _existing_savepoint(path, instant_time, "table {base} has no savepoint {t}")
     completed = Instant(instant_time, SAVEPOINT)
-    table.storage.delete_file(f"{METAFOLDER}/{completed.file_name}")
-    table.storage.delete_file(f"{METAFOLDER}/{completed.with_state(State.INFLIGHT).file_name}")
+    table.storage.delete_file(instant_file(table.storage, completed))
+    table.storage.delete_file(instant_file(table.storage, completed.with_state(State.INFLIGHT)))
     return True
 
 

@@ -84,10 +84,15 @@ class HudiTable:
         check_readable(props, storage.base_uri)
         return cls(storage, props)
 
-    def check_writable(self, action: str = "write to") -> None:
-        """Refuse to change a table whose format pyhudi reads but does not write (table versions 8 and 9, Hudi
-        1.x), before anything is written."""
-        check_writable_version(self.properties.values, self.storage.base_uri, action)
+    def check_writable(self, action: str = "write to", hudi_1x: bool = False) -> None:
+        """Refuse to change a table whose format pyhudi reads but does not write, before anything is written
+        (properties.check_writable_version: `hudi_1x` actions also write table versions 8 and 9)."""
+        check_writable_version(self.properties.values, self.storage.base_uri, action, hudi_1x)
+
+    @property
+    def writes_log_per_commit(self) -> bool:
+        """Table version 8+ (Hudi 1.x): each delta commit writes new log files named by its instant time."""
+        return self.properties.version in ("8", "9")
 
     @staticmethod
     def exists(path: str) -> bool:

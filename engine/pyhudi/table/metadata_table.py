@@ -16,7 +16,7 @@ import warnings
 
 from pyhudi import config as C
 from pyhudi.storage import Storage
-from pyhudi.table.properties import check_writable_version, read_table_properties, update_table_properties
+from pyhudi.table.properties import read_table_properties, update_table_properties
 from pyhudi.testing import crash_point
 from pyhudi.timeline import METAFOLDER
 
@@ -37,8 +37,6 @@ def drop_metadata_table(storage: Storage) -> bool:
         values = read_table_properties(storage).values
     except FileNotFoundError:   # no hoodie.properties (a bare timeline): nothing can name a metadata table
         return False
-    # Every completion, archive and truncate passes here first: none may change a table pyhudi does not write.
-    check_writable_version(values, storage.base_uri, "commit to")
     named = metadata_partitions(values)
     present = storage.exists(METADATA_FOLDER)
     if not named and not present:

@@ -24,8 +24,9 @@ from pyhudi.timeline.instant_time import (LOCAL_ZONE, TIMELINE_TIMEZONE, TIMELIN
                                           parse_instant_time)
 from pyhudi.timeline.layout import COMPLETES_AS, LAYOUT_1, TimelineLayout, layout_for
 from pyhudi.timeline.commit_metadata import METADATA_CACHE, commit_metadata_bytes, parse_commit_metadata
-from pyhudi.timeline.active import PROPERTIES_FILE, Timeline, has_archived_instants, timeline_layout
-from pyhudi.timeline.transitions import create_requested, transition_to_completed, transition_to_inflight
+from pyhudi.timeline.active import PROPERTIES_FILE, Timeline, has_archived_instants, instant_file, timeline_layout
+from pyhudi.timeline.transitions import (commit_content, complete_instant, create_requested, transition_to_completed,
+                                        transition_to_inflight)
 
 __all__ = ["ACTIONS", "ARCHIVED_FOLDER", "CLEAN", "CLUSTERING", "COMMIT", "COMPACTION", "DELTA_COMMIT", "INDEXING", "LOG_COMPACTION",
            "METAFOLDER", "REPLACE_COMMIT", "RESTORE", "ROLLBACK", "SAVEPOINT", "SCHEMA_COMMIT", "TEMP_FOLDER",
@@ -35,4 +36,4 @@ __all__ = ["ACTIONS", "ARCHIVED_FOLDER", "CLEAN", "CLUSTERING", "COMMIT", "COMPA
            "parse_instant_time", "METADATA_CACHE", "commit_metadata_bytes", "parse_commit_metadata",
            "PROPERTIES_FILE", "Timeline", "has_archived_instants", "create_requested",
            "transition_to_completed", "transition_to_inflight", "COMPLETES_AS", "LAYOUT_1", "TimelineLayout", "layout_for",
-           "timeline_layout"]
+           "timeline_layout", "instant_file", "commit_content", "complete_instant"]

@@ -44,7 +44,7 @@ class Timeline:
 
     @classmethod
     def load(cls, storage: Storage) -> "Timeline":
-        settings = _TimelineSettings()
+        settings = TimelineSettings()
         listed = storage.list_files(METAFOLDER)
         for info in listed:
             if info.base_name == PROPERTIES_FILE:
@@ -143,17 +143,17 @@ PROPERTIES_FILE = "hoodie.properties"
 
 
 @dataclass(frozen=True)
-class _TimelineSettings:
+class TimelineSettings:
     zone: str = LOCAL_ZONE
     layout: TimelineLayout = LAYOUT_1
 
 
 # (table, hoodie.properties size and mtime) -> its timeline settings
-_SETTINGS: dict[tuple[str, FileStamp], _TimelineSettings] = {}
+_SETTINGS: dict[tuple[str, FileStamp], TimelineSettings] = {}
 _LAYOUT_KEYS = ("hoodie.timeline.layout.version", "hoodie.timeline.path", "hoodie.timeline.history.path")
 
 
-def _timeline_settings(storage: Storage, stamp: FileStamp) -> _TimelineSettings:
+def _timeline_settings(storage: Storage, stamp: FileStamp) -> TimelineSettings:
     """The timeline zone and layout from hoodie.properties, read again only when the file changed."""
     key = (storage.base_uri, stamp)
     settings = _SETTINGS.get(key)
@@ -169,17 +169,38 @@ def _timeline_settings(storage: Storage, stamp: FileStamp) -> _TimelineSettings:
             if sep:
                 values[name.strip()] = rest.strip()
         layout = layout_for(*(values.get(k) for k in _LAYOUT_KEYS))
-        settings = _SETTINGS[key] = _TimelineSettings(check_timeline_zone(values.get(TIMELINE_TIMEZONE), where),
+        settings = _SETTINGS[key] = TimelineSettings(check_timeline_zone(values.get(TIMELINE_TIMEZONE), where),
                                                       layout)
     return settings
 
 
-def timeline_layout(storage: Storage) -> TimelineLayout:
-    """The layout of the table at `storage` (hoodie.properties as it is now: one stat, parsed when it changed)."""
+def current_settings(storage: Storage) -> TimelineSettings:
+    """The timeline zone and layout of the table at `storage` (hoodie.properties as it is now: one stat, parsed
+    when it changed)."""
     info = storage.fs.get_file_info(storage.full(f"{METAFOLDER}/{PROPERTIES_FILE}"))
     if info.size is None:
-        return LAYOUT_1
-    return _timeline_settings(storage, (info.size, info.mtime_ns)).layout
+        return TimelineSettings()
+    return _timeline_settings(storage, (info.size, info.mtime_ns))
+
+
+def timeline_layout(storage: Storage) -> TimelineLayout:
+    """The layout of the table at `storage` (current_settings)."""
+    return current_settings(storage).layout
+
+
+def instant_file(storage: Storage, instant: Instant) -> str:
+    """The file of `instant`, relative to the table, in the table's layout. Layout 2 names a completed instant by
+    its completion time too: when `instant` does not carry it, the timeline folder is listed for it (an instant
+    not found keeps the legacy name `<time>.<action>`, which is also what an upgraded instant is called)."""
+    layout = timeline_layout(storage)
+    if layout.version == 1 or not instant.is_completed or instant.completion_time:
+        return layout.path(instant)
+    action = COMPLETES_AS.get(instant.action, instant.action)
+    for info in storage.list_files(layout.folder):
+        found = layout.parse(info.base_name)
+        if found is not None and found.is_completed and found.time == instant.time and found.action == action:
+            return f"{layout.folder}/{info.base_name}"
+    return layout.path(instant)
 
 
 def has_archived_instants(storage: Storage, archive_folder: str = "archived") -> bool:

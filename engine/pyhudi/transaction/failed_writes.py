@@ -18,7 +18,7 @@ from pyhudi.transaction.heartbeat import delete_heartbeat, is_heartbeat_expired
 from pyhudi.services.rollback import finish_pending_rollbacks, rollback
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
-from pyhudi.timeline import (COMMIT, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, RESTORE, ROLLBACK, TEMP_FOLDER,
+from pyhudi.timeline import (instant_file, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, RESTORE, ROLLBACK, TEMP_FOLDER,
                              Instant, State, Timeline)
 
 FAILED_WRITES_KEY = C.FAILED_WRITES_POLICY.key
@@ -70,7 +70,7 @@ def rollback_failed_writes_on(table: HudiTable, timeline: Timeline, options: Map
 
 def _is_clustering(storage: Storage, instant: Instant) -> bool:
     """A pending replacecommit whose requested file holds a clustering plan is clustering, not a failed write."""
-    name = f"{METAFOLDER}/{instant.with_state(State.REQUESTED).file_name}"
+    name = instant_file(storage, instant.with_state(State.REQUESTED))
     if not storage.exists(name):
         return False
     data = storage.read_bytes(name)

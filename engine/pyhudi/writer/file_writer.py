@@ -77,6 +77,8 @@ class WriteContext:
                                                # groups start as log files (see writer/planning.inserts_to_logs)
     concat_inserts: bool = False               # an insert keeps stored records of its keys (HoodieConcatHandle,
                                                # hoodie.merge.allow.duplicate.on.inserts)
+    log_per_commit: bool = False               # table version 8+ (Hudi 1.x): every delta commit writes new log
+                                               # files named by its own instant time, never appends
     # (partition, file_id) -> GroupState for file groups that already exist
     existing: dict = field(default_factory=dict)
 
@@ -237,7 +239,8 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
         else:
             calls.append([block])
             rows.append(updates.slice(0, 0))
-    target = SliceLog(partition, file_id, state.log_base_instant, state.next_log_version, token, state.latest_log)
+    target = SliceLog(partition, file_id, ctx.instant_time, 1, token, None) if ctx.log_per_commit else \
+        SliceLog(partition, file_id, state.log_base_instant, state.next_log_version, token, state.latest_log)
     outputs = write_slice_log(ctx.storage.fs, ctx.storage.full, target, calls, ctx.log_max_size,
                               lambda relative: create_marker(ctx.storage, ctx.instant_time, relative, "APPEND"))
     crash_point("write.executor.after_file")
@@ -249,7 +252,8 @@ def append_log_file(ctx: WriteContext, incoming: pa.Table, partition: str, file_
         deleted = removed.num_rows if output.calls[-1] == len(calls) - 1 else 0
         out = WrittenFile(output.path, written.num_rows, output.size - output.offset, None, None)
         inserts, updated = (written.num_rows, 0) if new_group else (0, written.num_rows)
-        stats.append(stats_table([(partition, file_id, out, state.log_base_instant if not new_group else "null",
+        previous = "null" if new_group else (ctx.instant_time if ctx.log_per_commit else state.log_base_instant)
+        stats.append(stats_table([(partition, file_id, out, previous,
                                    inserts, updated, deleted)], log_version=output.version, base_file=base_name,
                                  event_times=_event_times(ctx, written), log_offset=output.offset))
     return pa.concat_tables(stats)

@@ -248,7 +248,8 @@ class WriteAction:
             cdc_mode=None if self.is_mor else cdc_logging_mode(self.table),
             log_max_size=wc.log_max_size, log_block_max_size=wc.log_block_max_size,
             inserts_to_logs=inserts_to_logs(self.is_mor, self.index.is_bucket, self.operation),
-            concat_inserts=self.operation == "insert" and wc.allow_duplicate_on_inserts)
+            concat_inserts=self.operation == "insert" and wc.allow_duplicate_on_inserts,
+            log_per_commit=self.table.writes_log_per_commit)
 
     def _ordering_avro_type(self):
         """The precombine field's Avro type: it picks the orderingVal branch of delete-block records."""

@@ -32,7 +32,7 @@ from pyhudi.services.clean.plan import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMIT
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import CLEAN, METAFOLDER, Instant, State, Timeline
+from pyhudi.timeline import instant_file, CLEAN, METAFOLDER, Instant, State, Timeline
 
 METADATA_VERSION = 2          # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
 DRIVER_DELETE_LIMIT = 256     # more files than this are deleted by a Spark job
@@ -52,7 +52,7 @@ def clean(spark, path, options: dict | None = None, respect_trigger: bool = Fals
     options = dict(options or {})
     opts = CleanOptions.of({k: v for k, v in options.items() if k not in CLEAN_TRIGGER_KEYS})
     table = HudiTable.load(str(path))
-    table.check_writable("clean")
+    table.check_writable("clean", hudi_1x=True)
     async_clean.join(table.storage.base_uri)     # one clean at a time: a background one finishes first
     return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None)
 
@@ -114,7 +114,7 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     started = time.monotonic()
     t = instant.time
     commit = ServiceInstantCommit.resume(storage, instant)
-    source = f"{METAFOLDER}/{commit.requested.file_name}"
+    source = instant_file(storage, commit.requested)
     plan_bytes = storage.read_bytes(source)
     plan = avro.from_bytes(plan_bytes, f"{storage.base_uri}/{source}")
     per_partition = _planned_files(storage, plan, source)      # checked before anything changes
@@ -154,7 +154,7 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     except TimelineError:
         # Two writers' post-commit cleans re-executed the same pending plan (idempotent deletes) and the other
         # completed it first: the clean is done, which is all this writer needed.
-        if not storage.exists(f"{METAFOLDER}/{commit.requested.with_state(State.COMPLETED).file_name}"):
+        if not storage.exists(instant_file(storage, commit.requested.with_state(State.COMPLETED))):
             raise
     progress.log_commit("clean", storage.base_uri, t, started,
                         extra=f"{metadata['totalFilesDeleted']} files deleted, {len(failed)} failed")
