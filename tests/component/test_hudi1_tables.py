@@ -1,5 +1,6 @@
-"""Tables of version 8 (Hudi 1.0) and 9 (Hudi 1.1) written by Java Hudi: pyhudi reads them as hudi-rs does, and
-refuses to change them (it does not write timeline layout 2 yet) before anything is written.
+"""Tables of version 8 (Hudi 1.0) and 9 (Hudi 1.1) written by Java Hudi: pyhudi reads them as hudi-rs does, writes
+into them in their format (hudi-rs then reads what pyhudi reads), and refuses the services it does not write in
+that format yet before anything is written.
 
 The fixtures: the v8/v9 tables of ../shared/fixtures/hudi-tables and of tests/fixtures/hudi-rs (apache/hudi-rs's
 test data), COW and MOR, partitioned (hive style or not, simple, complex and timestamp key generators) or not,
@@ -10,6 +11,7 @@ between consecutive writes, against hudi-rs 0.5.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -30,8 +32,8 @@ CI_TABLES = {"qs_mor_avro_v8_trips_8i3u1d", "cow_v8_complexkeygen_hivestyle", "c
 LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
 
 
-def _tables(names):
-    return [pytest.param(n, id=n, marks=[] if LONG or n in CI_TABLES else
+def _tables(names, in_ci=CI_TABLES):
+    return [pytest.param(n, id=n, marks=[] if LONG or n in in_ci else
                          [pytest.mark.skip(reason="every Hudi 1.x fixture: PYHUDI_LONG_TESTS=1")]) for n in names]
 
 
@@ -89,26 +91,112 @@ def _files(path):
     return sorted((str(p.relative_to(path)), p.stat().st_size) for p in path.rglob("*") if p.is_file())
 
 
-@pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"])
-def test_writes_and_services_refuse_hudi1_tables_and_change_nothing(spark, tmp_path_factory, name):
-    path = fixture_table(name, tmp_path_factory)
-    table = pyhudi.Table(spark, str(path))
-    before = _files(path)
-    batch = pyhudi.read(spark, path).limit(1).drop(*[c for c in pyhudi.read(spark, path).columns
-                                                     if c.startswith("_hoodie_")])
+def _write_options(path) -> dict:
     props = HudiTable.load(str(path)).properties
     options = {"hoodie.table.name": props.name, "hoodie.datasource.write.recordkey.field": ",".join(
         props.record_key_fields), "hoodie.datasource.write.partitionpath.field": ",".join(props.partition_fields)}
     if props.precombine_field:
         options["hoodie.datasource.write.precombine.field"] = props.precombine_field
-    attempts = [lambda: pyhudi.write(batch, path, options),
-                lambda: table.maintenance.clean(),
-                lambda: table.maintenance.archive(),
+    return options
+
+
+def _data(spark, path):
+    df = pyhudi.read(spark, path)
+    return df.drop(*[c for c in df.columns if c.startswith("_hoodie_")])
+
+
+def _same_as_hudi_rs(spark, path) -> None:
+    theirs = hudi_rs_read(path)
+    ours = pyhudi.read(spark, path)
+    columns = [c for c in theirs.column_names if c in ours.columns and not c.startswith("_hoodie_")]
+    assert rows(ours, columns) == rows(theirs, columns)
+
+
+WRITTEN_TABLES = ["cow_v8_complexkeygen_hivestyle", "qs_mor_avro_v8_trips_8i3u1d", "cow_v9_txns_simple_meta",
+                  "mor_avro_v9_txns_simple_meta", "mor_avro_v9_txns_complex_nometa", "cow_v9_txns_nonpart_nometa"]
+
+
+@pytest.mark.parametrize("name", _tables(WRITTEN_TABLES, in_ci={"qs_mor_avro_v8_trips_8i3u1d", "cow_v9_txns_simple_meta"}))
+def test_writes_and_services_on_hudi1_tables_stay_readable_by_hudi_rs(spark, tmp_path_factory, name):
+    """Upsert (updates and a new key), delete, insert_overwrite, bulk_insert, compaction, clean and a rollback on
+    copies of Java's v8/v9 tables, in their format (timeline layout 2, Avro commit metadata, a log file per delta
+    commit): after each, hudi-rs reads the rows pyhudi reads, the table keeps its version, and the metadata table
+    is dropped as Java's writer with hoodie.metadata.enable=false drops it."""
+    from pyspark.sql import functions as F
+
+    path = fixture_table(name, tmp_path_factory)
+    props = HudiTable.load(str(path)).properties
+    options = _write_options(path)
+    data = _data(spark, path).orderBy(*props.record_key_fields).cache()
+    key = props.record_key_fields[0]
+    updates = data.limit(2)
+    if props.precombine_field:
+        updates = updates.withColumn(props.precombine_field, F.col(props.precombine_field) + 1000)
+    key_type = dict(data.dtypes)[key]
+    fresh = data.limit(1).withColumn(key, (F.col(key) + 1000000).cast(key_type) if key_type in ("int", "bigint")
+                                     else F.concat(F.col(key), F.lit("_new")))
+    with pytest.warns(UserWarning, match="metadata table") if (path / ".hoodie" / "metadata").exists() else \
+            contextlib.nullcontext():
+        pyhudi.write(updates.unionByName(fresh), path, options)
+    assert not (path / ".hoodie" / "metadata").exists()
+    assert not HudiTable.load(str(path)).properties.get("hoodie.table.metadata.partitions")
+    _same_as_hudi_rs(spark, path)
+    before_delete = rows(pyhudi.read(spark, path), data.columns)
+    pyhudi.write(data.limit(1), path, {**options, "hoodie.datasource.write.operation": "delete"})
+    _same_as_hudi_rs(spark, path)
+    table = pyhudi.Table(spark, str(path))
+    latest = table.timeline.latest_completed_write()
+    assert latest.completion_time and latest.completion_time > latest.time
+    table.rollback(latest.time)
+    assert rows(pyhudi.read(spark, path), data.columns) == before_delete
+    _same_as_hudi_rs(spark, path)
+    if props.is_mor:   # updates only: log files (the upsert above may have merged its insert into a base file)
+        pyhudi.write(updates, path, options)
+        assert table.maintenance.compact(options={"hoodie.compact.inline.max.delta.commits": "1"})
+        _same_as_hudi_rs(spark, path)
+    pyhudi.write(data.limit(3), path, {**options, "hoodie.datasource.write.operation": "insert_overwrite"})
+    _same_as_hudi_rs(spark, path)
+    pyhudi.write(fresh, path, {**options, "hoodie.datasource.write.operation": "bulk_insert"})
+    _same_as_hudi_rs(spark, path)
+    timeline = HudiTable.load(str(path)).timeline()
+    assert all(i.completion_time for i in timeline.completed() if i.time > latest.time)
+    writes = [i.time for i in timeline.completed_writes()]
+    for begin, end in zip(writes[-3:], writes[-2:]):
+        ours = pyhudi.read(spark, path, {"hoodie.datasource.query.type": "incremental",
+                                         "hoodie.datasource.read.begin.instanttime": begin,
+                                         "hoodie.datasource.read.end.instanttime": end})
+        assert rows(ours, data.columns) == rows(hudi_rs_read(path, start=begin, end=end), data.columns)
+    table.maintenance.clean({"hoodie.cleaner.commits.retained": "1"})
+    _same_as_hudi_rs(spark, path)
+    assert HudiTable.load(str(path)).properties.version == props.version
+    data.unpersist()
+
+
+def test_delta_commits_on_hudi1_tables_write_their_own_log_files(spark, tmp_path_factory):
+    """Hudi 1.x never appends to a log file: each delta commit writes new ones named by its instant time."""
+    path = fixture_table("mor_avro_v9_txns_simple_meta", tmp_path_factory)
+    options = _write_options(path)
+    before = {p.name for p in path.rglob(".*.log.*")}
+    data = _data(spark, path).limit(3)
+    first = pyhudi.write(data, path, options).instant_time
+    second = pyhudi.write(data, path, options).instant_time
+    new = {p.name for p in path.rglob(".*.log.*")} - before
+    assert new and all(name.split("_")[1].split(".")[0] in (first, second) for name in new)
+    assert all(".log.1_" in name for name in new)
+    assert {name.split("_")[1].split(".")[0] for name in new} == {first, second}
+    _same_as_hudi_rs(spark, path)
+
+
+@pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"])
+def test_services_pyhudi_does_not_write_in_hudi1_format_refuse_and_change_nothing(spark, tmp_path_factory, name):
+    path = fixture_table(name, tmp_path_factory)
+    table = pyhudi.Table(spark, str(path))
+    before = _files(path)
+    attempts = [lambda: table.maintenance.archive(),
+                lambda: table.maintenance.cluster(),
                 lambda: table.savepoints.create(table.timeline.latest_completed_write().time)]
-    if props.is_mor:
-        attempts.append(lambda: table.maintenance.compact())
     for attempt in attempts:
-        with pytest.raises(errors.UnsupportedTableVersionError, match="does not write"):
+        with pytest.raises(errors.UnsupportedTableVersionError, match="cannot"):
             attempt()
         assert _files(path) == before
 
@@ -142,9 +230,8 @@ def test_incremental_reads_reaching_the_lsm_history_are_refused(spark, tmp_path_
     assert fallback.count() > 0
 
 
-def test_sql_reads_a_hudi1_table_and_refuses_to_change_it(spark, tmp_path_factory):
+def test_sql_reads_and_changes_a_hudi1_table(spark, tmp_path_factory):
     path = fixture_table("qs_mor_avro_v8_trips_8i3u1d", tmp_path_factory)
-    before = _files(path)
     pyhudi.sql(spark, f"CREATE TABLE hudi1_trips USING hudi LOCATION '{path}'")
     try:
         columns = ["uuid", "rider", "driver", "fare", "city", "ts"]
@@ -155,11 +242,13 @@ def test_sql_reads_a_hudi1_table_and_refuses_to_change_it(spark, tmp_path_factor
         commits = pyhudi.sql(spark, "CALL show_commits(table => 'hudi1_trips')").collect()
         assert [r.commit_time for r in commits] == \
             sorted((i.time for i in HudiTable.load(str(path)).timeline().completed_writes()), reverse=True)
-        for statement in ("INSERT INTO hudi1_trips SELECT * FROM hudi1_trips LIMIT 1",
-                          "DELETE FROM hudi1_trips WHERE city = 'chennai'",
+        for statement in ("UPDATE hudi1_trips SET fare = fare + 1, ts = ts + 1 WHERE city = 'chennai'",
+                          "DELETE FROM hudi1_trips WHERE city = 'san_francisco'",
+                          "MERGE INTO hudi1_trips t USING (SELECT * FROM hudi1_trips WHERE city = 'chennai') s "
+                          "ON t.uuid = s.uuid WHEN MATCHED THEN UPDATE SET fare = s.fare * 2, ts = s.ts + 1",
                           "CALL run_compaction(op => 'run', table => 'hudi1_trips')"):
-            with pytest.raises(errors.UnsupportedTableVersionError, match="does not write"):
-                pyhudi.sql(spark, statement)
-        assert _files(path) == before
+            pyhudi.sql(spark, statement)
+            assert rows(pyhudi.sql(spark, "SELECT * FROM hudi1_trips"), columns) == rows(hudi_rs_read(path), columns)
+        assert HudiTable.load(str(path)).properties.version == "8"
     finally:
         pyhudi.sql(spark, "DROP TABLE IF EXISTS hudi1_trips")

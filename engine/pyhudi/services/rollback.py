@@ -32,7 +32,7 @@ from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, 
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (instant_file, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
+from pyhudi.timeline import (parse_commit_metadata, instant_file, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
                              normalize_instant_argument)
 
@@ -212,7 +212,7 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
     # A restore interrupted while rolling `target` back already removed its completed file: the markers it left
     # (_mark_planned) name the files then.
     if target.is_completed and storage.exists(source):
-        meta = Timeline(storage, []).read_metadata(target)   # a compaction's completed file is `<t>.commit`
+        meta = parse_commit_metadata(storage.read_bytes(source), f"{storage.base_uri}/{source}")
         for stats in (meta.get("partitionToWriteStats") or {}).values():
             written.update(storage.inside(s["path"], source) for s in stats if s.get("path"))
             written.update(storage.inside(p, source) for s in stats for p in (s.get("cdcStats") or {}))

@@ -17,7 +17,7 @@ from typing import Any
 _NS = "org.apache.hudi.avro.model"
 
 
-def _optional(kind: Any) -> dict:
+def _optional(kind: Any) -> dict[str, Any]:
     return {"type": ["null", kind], "default": None}
 
 
@@ -55,8 +55,8 @@ WRITE_STAT = {
 }
 
 
-def _commit_schema(name: str, replace: bool) -> dict:
-    fields: list[dict] = [
+def _commit_schema(name: str, replace: bool) -> dict[str, Any]:
+    fields: list[dict[str, Any]] = [
         {"name": "partitionToWriteStats", **_optional({"type": "map", "values": {"type": "array", "items": WRITE_STAT}})},
         {"name": "compacted", **_optional("boolean")},
         {"name": "extraMetadata", **_optional({"type": "map", "values": "string"})},
@@ -74,7 +74,7 @@ REPLACE_COMMIT_METADATA = _commit_schema("HoodieReplaceCommitMetadata", replace=
 
 
 @lru_cache(maxsize=None)
-def _parsed(replace: bool):
+def _parsed(replace: bool) -> Any:
     import fastavro
 
     return fastavro.parse_schema(REPLACE_COMMIT_METADATA if replace else COMMIT_METADATA)
