@@ -187,6 +187,28 @@ def test_delta_commits_on_hudi1_tables_write_their_own_log_files(spark, tmp_path
     _same_as_hudi_rs(spark, path)
 
 
+def test_a_failed_write_on_a_hudi1_table_is_rolled_back_by_the_next_write(spark, tmp_path_factory):
+    """A writer that died left its requested and inflight instants and a data file: the next write rolls it back in
+    layout 2 (a completed rollback instant with its completion time), and hudi-rs reads what pyhudi reads."""
+    import shutil
+
+    from pyhudi.timeline import DELTA_COMMIT, ROLLBACK, create_requested, transition_to_inflight
+
+    path = fixture_table("mor_avro_v9_txns_simple_meta", tmp_path_factory)
+    table = HudiTable.load(str(path))
+    failed = table.timeline().new_instant_time()
+    transition_to_inflight(table.storage, create_requested(table.storage, failed, DELTA_COMMIT))
+    base = next(path.glob("region=us/*.parquet"))
+    stray = base.parent / f"0bad0000-0000-0000-0000-000000000000-0_0-1-1_{failed}.parquet"
+    shutil.copy(base, stray)
+    pyhudi.write(_data(spark, path).limit(2), path, _write_options(path))
+    timeline = HudiTable.load(str(path)).timeline()
+    assert not stray.exists() and not timeline.pending()
+    (rolled_back,) = timeline.completed([ROLLBACK])
+    assert rolled_back.completion_time and (path / timeline.path_of(rolled_back)).exists()
+    _same_as_hudi_rs(spark, path)
+
+
 @pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"])
 def test_services_pyhudi_does_not_write_in_hudi1_format_refuse_and_change_nothing(spark, tmp_path_factory, name):
     path = fixture_table(name, tmp_path_factory)
