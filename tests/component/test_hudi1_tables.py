@@ -118,9 +118,9 @@ WRITTEN_TABLES = ["cow_v8_complexkeygen_hivestyle", "qs_mor_avro_v8_trips_8i3u1d
 
 @pytest.mark.parametrize("name", _tables(WRITTEN_TABLES, in_ci={"qs_mor_avro_v8_trips_8i3u1d", "cow_v9_txns_simple_meta"}))
 def test_writes_and_services_on_hudi1_tables_stay_readable_by_hudi_rs(spark, tmp_path_factory, name):
-    """Upsert (updates and a new key), delete, insert_overwrite, bulk_insert, compaction, clean and a rollback on
-    copies of Java's v8/v9 tables, in their format (timeline layout 2, Avro commit metadata, a log file per delta
-    commit): after each, hudi-rs reads the rows pyhudi reads, the table keeps its version, and the metadata table
+    """Upsert (updates and a new key), delete, insert_overwrite, bulk_insert, compaction, clustering, clean and a
+    rollback on copies of Java's v8/v9 tables, in their format (timeline layout 2, Avro commit metadata, a log file
+    per delta commit): after each, hudi-rs reads the rows pyhudi reads, the table keeps its version, and the metadata table
     is dropped as Java's writer with hoodie.metadata.enable=false drops it."""
     from pyspark.sql import functions as F
 
@@ -154,6 +154,11 @@ def test_writes_and_services_on_hudi1_tables_stay_readable_by_hudi_rs(spark, tmp
         pyhudi.write(updates, path, options)
         assert table.maintenance.compact(options={"hoodie.compact.inline.max.delta.commits": "1"})
         _same_as_hudi_rs(spark, path)
+    (clustering,) = table.maintenance.cluster()   # layout 2: `<t>.clustering.requested`, then a replacecommit
+    assert (path / ".hoodie" / "timeline" / f"{clustering.time}.clustering.requested").exists()
+    assert clustering.completion_time and (path / ".hoodie" / "timeline" / (
+        f"{clustering.time}_{clustering.completion_time}.replacecommit")).exists()
+    _same_as_hudi_rs(spark, path)
     pyhudi.write(data.limit(3), path, {**options, "hoodie.datasource.write.operation": "insert_overwrite"})
     _same_as_hudi_rs(spark, path)
     pyhudi.write(fresh, path, {**options, "hoodie.datasource.write.operation": "bulk_insert"})
@@ -215,7 +220,6 @@ def test_services_pyhudi_does_not_write_in_hudi1_format_refuse_and_change_nothin
     table = pyhudi.Table(spark, str(path))
     before = _files(path)
     attempts = [lambda: table.maintenance.archive(),
-                lambda: table.maintenance.cluster(),
                 lambda: table.savepoints.create(table.timeline.latest_completed_write().time)]
     for attempt in attempts:
         with pytest.raises(errors.UnsupportedTableVersionError, match="cannot"):

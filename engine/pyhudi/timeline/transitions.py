@@ -11,7 +11,7 @@ from pyhudi.storage import Storage
 from pyhudi.timeline.active import current_settings
 from pyhudi.timeline.commit_avro import commit_metadata_avro_bytes
 from pyhudi.timeline.commit_metadata import commit_metadata_bytes
-from pyhudi.timeline.instant import REPLACE_COMMIT, Instant, State
+from pyhudi.timeline.instant import CLUSTERING, REPLACE_COMMIT, Instant, State
 from pyhudi.timeline.instant_time import new_instant_time
 
 
@@ -53,4 +53,5 @@ def complete_instant(storage: Storage, inflight: Instant, content: bytes) -> Ins
 
 def transition_to_completed(storage: Storage, inflight: Instant, metadata: dict[str, Any]) -> Instant:
     """inflight -> completed holding the commit metadata (commit_content)."""
-    return complete_instant(storage, inflight, commit_content(storage, metadata, inflight.action == REPLACE_COMMIT))
+    replace = inflight.action in (REPLACE_COMMIT, CLUSTERING)   # a clustering completes as a replacecommit
+    return complete_instant(storage, inflight, commit_content(storage, metadata, replace))

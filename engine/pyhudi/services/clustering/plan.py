@@ -14,7 +14,7 @@ from pyhudi.commit import avro_metadata as avro
 from pyhudi import config as C
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
-from pyhudi.timeline import METAFOLDER, REPLACE_COMMIT, Instant, State, Timeline
+from pyhudi.timeline import CLUSTERING, REPLACE_COMMIT, Instant, State, Timeline, instant_file, timeline_layout
 
 _NS = "org.apache.hudi.avro.model"
 CLUSTER_OPERATION = "CLUSTER"          # WriteOperationType.CLUSTER
@@ -207,14 +207,26 @@ class ClusteringPlan:
                    plan.get("preserveHoodieMetadata") is not False, int(plan.get("version") or 1))
 
 
-def requested_file(instant_time: str) -> str:
-    return f"{METAFOLDER}/{Instant(instant_time, REPLACE_COMMIT, State.REQUESTED).file_name}"
+def clustering_action(storage: Storage) -> str:
+    """The action a clustering is pending as: `replacecommit` (layout 1), `clustering` (layout 2, Hudi 1.x; it
+    completes as a replacecommit)."""
+    return CLUSTERING if timeline_layout(storage).version == 2 else REPLACE_COMMIT
+
+
+def requested_file(storage: Storage, instant_time: str) -> str:
+    """The requested file of replacecommit or clustering `instant_time` (on layout 2 a clustering's, if there is
+    one: an insert_overwrite there is a replacecommit)."""
+    if clustering_action(storage) == CLUSTERING:
+        clustering = instant_file(storage, Instant(instant_time, CLUSTERING, State.REQUESTED))
+        if storage.exists(clustering):
+            return clustering
+    return instant_file(storage, Instant(instant_time, REPLACE_COMMIT, State.REQUESTED))
 
 
 def read_requested_record(storage: Storage, instant_time: str) -> dict | None:
     """The HoodieRequestedReplaceMetadata of replacecommit `instant_time`; None when the requested file is gone
     (archived) or empty (pyhudi's insert_overwrite/delete_partition write an empty one)."""
-    name = requested_file(instant_time)
+    name = requested_file(storage, instant_time)
     if not storage.exists(name):
         return None
     data = storage.read_bytes(name)
@@ -230,14 +242,15 @@ def read_clustering_plan(storage: Storage, instant_time: str) -> ClusteringPlan 
     record = read_requested_record(storage, instant_time)
     if record is None or record.get("operationType") != CLUSTER_OPERATION and not record.get("clusteringPlan"):
         return None
-    return ClusteringPlan.from_record(record, storage, f"{storage.base_uri}/{requested_file(instant_time)}")
+    return ClusteringPlan.from_record(record, storage, f"{storage.base_uri}/{requested_file(storage, instant_time)}")
 
 
 def clustering_instants(storage: Storage, timeline: Timeline) -> list[Instant]:
-    """Replacecommits of the timeline that are clusterings (any state), oldest first."""
+    """Replacecommits (and layout 2's clustering instants) of the timeline that are clusterings (any state),
+    oldest first."""
     out = []
     for instant in timeline.instants:
-        if instant.action == REPLACE_COMMIT:
+        if instant.action in (REPLACE_COMMIT, CLUSTERING):
             record = read_requested_record(storage, instant.time)
             if record is not None and (record.get("operationType") == CLUSTER_OPERATION
                                        or record.get("clusteringPlan")):

@@ -37,12 +37,13 @@ from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError, WriteConflictError
 from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.services.compaction.run import latest_schema_json
-from pyhudi.services.clustering.plan import CLUSTER_OPERATION, ClusteringPlan, clustering_instants, require_plan
+from pyhudi.services.clustering.plan import (CLUSTER_OPERATION, ClusteringPlan, clustering_action, clustering_instants,
+                                             require_plan)
 from pyhudi.services.clustering.strategy import ClusteringOptions, check_sort_columns, generate_plan
 from pyhudi.services.clustering.tasks import ClusterContext, clustering_stats, records_frame, write_frame
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (REPLACE_COMMIT, WRITE_ACTIONS, Instant, State, Timeline, create_requested,
+from pyhudi.timeline import (CLUSTERING, REPLACE_COMMIT, WRITE_ACTIONS, Instant, State, Timeline, create_requested,
                              normalize_instant_argument)
 
 DEFAULT_RECORD_SIZE = 1024   # hoodie.copyonwrite.record.size.estimate
@@ -67,7 +68,7 @@ def schedule_plan(table: HudiTable, timeline: Timeline, opts: ClusteringOptions,
     plan = generate_plan(table, timeline, opts)
     if plan is None:
         return None
-    create_requested(table.storage, t, REPLACE_COMMIT, plan.to_bytes(table.storage))
+    create_requested(table.storage, t, clustering_action(table.storage), plan.to_bytes(table.storage))
     return t
 
 
@@ -89,13 +90,13 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
     `commit_guard()` (e.g. the table lock under OCC) is held while the plan is checked and the commit published."""
     storage = table.storage
     where = f"table {table.name} at {storage.base_uri}"
-    instant = next((i for i in timeline.instants if i.time == t and i.action == REPLACE_COMMIT), None)
+    instant = next((i for i in timeline.instants if i.time == t and i.action in (REPLACE_COMMIT, CLUSTERING)), None)
     if instant is None or instant.is_completed:
         pending = ", ".join(pending_clusterings(table, timeline)) or "none"
         raise TimelineError(f"clustering {t} of {where} is " + ("already completed" if instant else "not scheduled")
                             + f"; pending clusterings: {pending}")
     plan = require_plan(storage, t, where)
-    requested = Instant(t, REPLACE_COMMIT, State.REQUESTED)
+    requested = Instant(t, clustering_action(storage), State.REQUESTED)
     if instant.state == State.INFLIGHT:   # an earlier run died: undo its files, back to requested
         InstantCommit(storage, requested, keep_plan=True).abort()
 
