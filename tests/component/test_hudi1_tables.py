@@ -177,6 +177,38 @@ def test_writes_and_services_on_hudi1_tables_stay_readable_by_hudi_rs(spark, tmp
     data.unpersist()
 
 
+@pytest.mark.parametrize("version,table_type,payload,mode", [
+    ("8", "MERGE_ON_READ", "org.apache.hudi.common.model.DefaultHoodieRecordPayload", "EVENT_TIME_ORDERING"),
+    ("9", "COPY_ON_WRITE", None, "COMMIT_TIME_ORDERING")])
+def test_new_tables_at_version_8_and_9(spark, tmp_path, version, table_type, payload, mode):
+    """hoodie.write.table.version creates a Hudi 1.x table: layout-2 timeline, the merge mode the payload stands
+    for, version 9's ordering fields; later writes keep the version and hudi-rs reads what pyhudi reads."""
+    path = tmp_path / "t"
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.partitionpath.field": "dt", "hoodie.datasource.write.precombine.field": "ts",
+               "hoodie.datasource.write.table.type": table_type, "hoodie.write.table.version": version}
+    if payload:
+        options["hoodie.datasource.write.payload.class"] = payload
+    schema = "id int, v string, ts long, dt string"
+    pyhudi.write(spark.createDataFrame([(1, "a", 1, "x"), (2, "b", 1, "y")], schema), path, options)
+    props = HudiTable.load(str(path)).properties
+    assert (props.version, props.timeline_layout_version, props.get("hoodie.record.merge.mode")) == \
+        (version, "2", mode)
+    assert (props.get("hoodie.table.ordering.fields"), props.get("hoodie.table.precombine.field")) == \
+        (("ts", None) if version == "9" else (None, "ts"))
+    unversioned = {k: v for k, v in options.items() if k != "hoodie.write.table.version"}
+    pyhudi.write(spark.createDataFrame([(1, "a2", 0, "x"), (3, "c", 1, "y")], schema), path, unversioned)
+    if table_type == "MERGE_ON_READ":
+        assert pyhudi.Table(spark, str(path)).maintenance.compact(
+            options={"hoodie.compact.inline.max.delta.commits": "1"})
+    # EVENT_TIME_ORDERING keeps the stored record of a key whose update has a smaller ordering value
+    expected = [(1, "a" if mode == "EVENT_TIME_ORDERING" else "a2"), (2, "b"), (3, "c")]
+    assert rows(pyhudi.read(spark, path), ["id", "v"]) == expected
+    assert rows(hudi_rs_read(path), ["id", "v"]) == expected
+    assert HudiTable.load(str(path)).properties.version == version
+    assert all(i.completion_time for i in HudiTable.load(str(path)).timeline().completed())
+
+
 def test_delta_commits_on_hudi1_tables_write_their_own_log_files(spark, tmp_path_factory):
     """Hudi 1.x never appends to a log file: each delta commit writes new ones named by its instant time."""
     path = fixture_table("mor_avro_v9_txns_simple_meta", tmp_path_factory)

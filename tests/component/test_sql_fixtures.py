@@ -1,9 +1,11 @@
-"""Replaying the SQL that produced each Java-written v6 fixture through pyhudi.sql gives the rows the fixture
-holds (user columns, compared with hudi-rs reading the fixture), in commits of the same actions and operation
-types."""
+"""Replaying the SQL that produced each Java-written fixture through pyhudi.sql gives the rows the fixture holds
+(user columns, compared with hudi-rs reading the fixture), in commits of the same actions and operation types; a
+Hudi 1.x fixture's script replays at its table version (hoodie.write.table.version), and hudi-rs reads the table
+pyhudi made."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pyarrow as pa
@@ -13,7 +15,7 @@ import pytest
 import pyhudi
 from pyhudi.sqlext.query import Resolver
 from pyhudi.table import HudiTable
-from support import FIXTURES, fixture_table, hudi_rs_read, rows
+from support import FIXTURES, HUDI_RS_FIXTURES, fixture_names, fixture_table, hudi_rs_read, rows
 
 META = {"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name"}
@@ -32,8 +34,12 @@ CASES = {
 }
 
 
+def _sql_file(name: str):
+    return FIXTURES / f"{name}.sql" if (FIXTURES / f"{name}.sql").exists() else HUDI_RS_FIXTURES / f"{name}.sql"
+
+
 def _script(name: str, tmp_path) -> str:
-    text = (FIXTURES / f"{name}.sql").read_text()
+    text = _sql_file(name).read_text()
     # External locations of the original run (/opt/data/...) point into the test folder.
     return re.sub(r"(?i)location\s+'[^']*'", f"LOCATION '{tmp_path / 'external'}'", text)
 
@@ -80,7 +86,7 @@ def test_replay_matches_fixture(spark, tmp_path, tmp_path_factory, name):
     """The script runs in the shared default pyhudi.session(): Spark's defaults, no per-fixture settings."""
     if CASES[name] is not None:
         pytest.xfail(CASES[name])
-    table = re.search(r"(?i)create\s+table\s+(\w+)", (FIXTURES / f"{name}.sql").read_text()).group(1)
+    table = re.search(r"(?i)create\s+table\s+(\w+)", _sql_file(name).read_text()).group(1)
     spark.sql(f"DROP TABLE IF EXISTS {table}")
     base = fixture_table(name, tmp_path_factory)
     # the original run's session time zone (hoodie.properties was stamped in it)
@@ -114,3 +120,37 @@ def test_overwrite_table_fixture_keeps_one_row(spark, tmp_path):
                 .collect()] == [4]
     finally:
         pyhudi.sql(spark, "DROP TABLE IF EXISTS v6_simplekeygen_nonhivestyle_overwritetable PURGE")
+
+
+HUDI_1X = [n for n in fixture_names("*_v[89]_*") if _sql_file(n).exists() and "lance" not in n]
+HUDI_1X_CI = {"cow_v9_txns_simple_nometa", "qs_mor_avro_v8_trips_8i3u1d"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, id=n, marks=[] if n in HUDI_1X_CI or os.environ.get(
+    "PYHUDI_LONG_TESTS") == "1" else [pytest.mark.skip(reason="every Hudi 1.x script: PYHUDI_LONG_TESTS=1")])
+    for n in HUDI_1X])
+def test_hudi1_replay_at_the_fixture_version_matches_fixture(spark, tmp_path, tmp_path_factory, name):
+    """The Hudi 1.x script, its CREATE TABLE asking for the fixture's table version: the rows the fixture holds,
+    in a table of that version which hudi-rs reads the same."""
+    base = fixture_table(name, tmp_path_factory)
+    version = HudiTable.load(str(base)).properties.version
+    text = _script(name, tmp_path)
+    table = re.search(r"(?i)create\s+table\s+(\w+)", text).group(1)
+    text = re.sub(r"(?i)(tblproperties\s*\()", rf"\1 'hoodie.write.table.version' = '{version}', ", text, count=1)
+    # secondary indexes live in the metadata table, which pyhudi does not maintain yet; they change no row
+    text = re.sub(r"(?im)^\s*create\s+index\b[^;]*;", "", text)
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    their_zone = "America/Chicago" if re.search(r"C[DS]T", (base / ".hoodie" / "hoodie.properties").read_text()) \
+        else "UTC"
+    our_zone = spark.conf.get("spark.sql.session.timeZone")
+    theirs = _wall_clock(hudi_rs_read(base), their_zone)
+    try:
+        _replay(spark, text, tmp_path / "external")
+        location = Resolver(spark).entry_by_name(table).location
+        assert HudiTable.load(str(location)).properties.version == version
+        columns = [c for c in theirs.column_names if c not in META]
+        ours = _wall_clock(pyhudi.sql(spark, f"SELECT * FROM {table}").toArrow(), our_zone)
+        assert rows(ours, columns) == rows(theirs, columns)
+        assert rows(_wall_clock(hudi_rs_read(location), our_zone), columns) == rows(theirs, columns)
+    finally:
+        pyhudi.sql(spark, f"DROP TABLE IF EXISTS {table} PURGE")

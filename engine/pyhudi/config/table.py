@@ -15,8 +15,12 @@ TIMELINE_TIMEZONE = declare("hoodie.table.timeline.timezone", "LOCAL", upper, ("
 
 # --- hoodie.properties (values are stored as text; readers parse what they use) --------------------------
 TABLE_PROP_TYPE = declare("hoodie.table.type", "COPY_ON_WRITE", doc="COPY_ON_WRITE or MERGE_ON_READ.")
+WRITE_TABLE_VERSION = declare("hoodie.write.table.version", "6", str, ("6", "8", "9"),
+                              doc="The table version a write or CREATE TABLE creates a new table at: 6 (Hudi 0.14/0.15, "
+                                  "pyhudi's default), 8 (Hudi 1.0) or 9 (Hudi 1.1). An existing table keeps its "
+                                  "version.")
 TABLE_VERSION = declare("hoodie.table.version", "6",
-                        doc="Table format version (pyhudi writes 6; reads 5, 6, 8 (Hudi 1.0) and 9 (Hudi 1.1)).")
+                        doc="Table format version: 5 and 6 (Hudi 0.x), 8 (Hudi 1.0), 9 (Hudi 1.1).")
 TIMELINE_LAYOUT_VERSION = declare("hoodie.timeline.layout.version", "1",
                                   doc="1: instants in .hoodie/ named <time>.<action>; 2 (table versions 8 and 9): "
                                       "in .hoodie/<hoodie.timeline.path>, completed ones named "

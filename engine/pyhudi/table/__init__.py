@@ -111,6 +111,10 @@ class HudiTable:
                      C.DATABASE_NAME):   # Hudi's defaults of a new table
             props.setdefault(prop.key, prop.default)
         props[C.TABLE_CHECKSUM.key] = str(table_checksum(props.get(C.DATABASE_NAME.key), props[C.TABLE_NAME.key]))
+        layout = layout_for(props.get(C.TIMELINE_LAYOUT_VERSION.key), props.get(C.TIMELINE_PATH.key),
+                            props.get(C.TIMELINE_HISTORY_PATH.key))
+        for folder in (layout.folder, layout.history_folder) if layout.version == 2 else ():
+            storage.makedirs(folder)
         storage.makedirs(f"{METAFOLDER}/archived")
         storage.makedirs(f"{METAFOLDER}/.temp")
         storage.makedirs(f"{METAFOLDER}/.aux")

@@ -239,6 +239,37 @@ _MERGE_MODE_PAYLOADS = {
 }
 
 
+# hoodie.record.merge.strategy.id of Hudi 1.x's built-in mergers (HoodieRecordMerger), by merge mode
+_MERGE_STRATEGY_IDS = {"EVENT_TIME_ORDERING": "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5",
+                       "COMMIT_TIME_ORDERING": "ce9acb64-bde0-424c-9b91-f6ebba25356d",
+                       "CUSTOM": "00000000-0000-0000-0000-000000000000"}   # payload-based
+_PAYLOAD_MERGE_MODES = {"org.apache.hudi.common.model.DefaultHoodieRecordPayload": "EVENT_TIME_ORDERING",
+                        "org.apache.hudi.common.model.EventTimeAvroPayload": "EVENT_TIME_ORDERING",
+                        "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload": "COMMIT_TIME_ORDERING"}
+
+
+def at_table_version(props: Mapping[str, str], version: str, payload_class: str) -> dict[str, str]:
+    """A new table's hoodie.properties at `version` (hoodie.write.table.version). 8 and 9 (Hudi 1.x) keep their
+    timeline in layout 2, record their initial version, and name how records merge by the mode and merge strategy
+    the writer's payload stands for (a payload Hudi has no mode for: CUSTOM, merged by that payload); 9 names the
+    ordering field hoodie.table.ordering.fields instead of hoodie.table.precombine.field."""
+    out = dict(props)
+    out[C.TABLE_VERSION.key] = version
+    if version not in HUDI_1X_TABLE_VERSIONS:
+        return out
+    mode = _PAYLOAD_MERGE_MODES.get(payload_class, "CUSTOM")
+    out.update({C.TIMELINE_LAYOUT_VERSION.key: "2", C.TIMELINE_PATH.key: C.TIMELINE_PATH.default,
+                C.TIMELINE_HISTORY_PATH.key: C.TIMELINE_HISTORY_PATH.default, "hoodie.table.initial.version": version,
+                C.RECORD_MERGE_MODE.key: mode, "hoodie.record.merge.strategy.id": _MERGE_STRATEGY_IDS[mode]})
+    if mode == "CUSTOM":
+        out[C.COMPACTION_PAYLOAD_CLASS.key] = payload_class
+    ordering = out.get(C.TABLE_PRECOMBINE_FIELD.key)
+    if version == "9" and ordering:
+        del out[C.TABLE_PRECOMBINE_FIELD.key]
+        out[C.TABLE_ORDERING_FIELDS.key] = ordering
+    return out
+
+
 def _split_fields(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 

@@ -22,6 +22,7 @@ from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_tab
 from pyhudi.schema.meta_fields import PARTITION_PATH as PARTITION_PATH_META
 from pyhudi.schema.meta_fields import RECORD_KEY as RECORD_KEY_META
 from pyhudi.table import COPY_ON_WRITE, HudiTable
+from pyhudi.table.properties import at_table_version
 from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import DELETE_COLUMN
 
@@ -175,7 +176,8 @@ def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     if virtual_keys.wanted(resolved):   # refused before the table exists
         virtual_keys.check(props[C.TABLE_NAME.key], keygen, props[C.TABLE_PROP_TYPE.key], spec.type)
     props.update(index_table_properties(spec))
-    return props
+    version = str(C.HoodieConfig(resolved, warn_unknown=False).get(C.WRITE_TABLE_VERSION))
+    return at_table_version(props, version, resolved.get(C.PAYLOAD_CLASS.key) or C.PAYLOAD_CLASS.default)
 
 
 # A write to a table without a record key that changes stored records (an SQL UPDATE, DELETE or MERGE): each row
