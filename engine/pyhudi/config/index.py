@@ -25,6 +25,9 @@ BUCKET_HASH_FIELD = declare("hoodie.bucket.index.hash.field", None,
                             doc="Fields hashed to pick a bucket; default: the record key fields.")
 
 
+GLOBAL_INDEX_TYPES = ("GLOBAL_SIMPLE", "GLOBAL_BLOOM")   # a key is unique across partitions
+
+
 @dataclass(frozen=True)
 class IndexConfig:
     """The index options of one write, parsed once."""
@@ -44,7 +47,7 @@ class IndexConfig:
     @property
     def is_global(self) -> bool:
         """A key is unique across partitions (INMEMORY is looked up as GLOBAL_SIMPLE: index/__init__.py)."""
-        return self.index_type in ("GLOBAL_SIMPLE", "GLOBAL_BLOOM", "INMEMORY")
+        return self.index_type in GLOBAL_INDEX_TYPES or self.index_type == "INMEMORY"
 
     @property
     def update_partition_path(self) -> bool:

@@ -31,6 +31,7 @@ class WriteConfig:
     table_name: str | None = setting(_table.TABLE_NAME)
     table_type: str = setting(_table.TABLE_TYPE)
     timeline_timezone: str = setting(_table.TIMELINE_TIMEZONE)
+    write_table_version: str = setting(_table.WRITE_TABLE_VERSION)   # of a table the write creates
     record_key_field: str | None = setting(W.RECORD_KEY)
     partition_path_field: str = setting(W.PARTITION_PATH)
     precombine_field: str | None = setting(W.PRECOMBINE)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
 
-GLOBAL_TYPES = ("GLOBAL_SIMPLE", "GLOBAL_BLOOM")
+GLOBAL_TYPES = C.GLOBAL_INDEX_TYPES
 SUPPORTED_TYPES = ("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET")
 # Index settings a BUCKET table keeps in hoodie.properties, so every later writer hashes keys the same way.
 BUCKET_TABLE_KEYS = (C.INDEX_TYPE.key, C.BUCKET_ENGINE.key, C.BUCKET_NUM_BUCKETS.key, C.BUCKET_HASH_FIELD.key)

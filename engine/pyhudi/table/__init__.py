@@ -26,7 +26,7 @@ from pyhudi.timeline.commit_metadata import FileStamp
 
 from pyhudi.table.properties import (COPY_ON_WRITE, MERGE_ON_READ, PROPERTIES_BACKUP,  # noqa: F401 (re-exports)
                                      PROPERTIES_FILE, READABLE_TABLE_VERSIONS, TableProperties, dump_properties,
-                                     WRITABLE_TABLE_VERSIONS, check_writable_version, load_properties, read_table_properties,
+                                     WRITABLE_TABLE_VERSIONS, HUDI_1X_TABLE_VERSIONS, check_writable_version, load_properties, read_table_properties,
                                      table_checksum, update_table_properties)
 
 
@@ -92,7 +92,7 @@ class HudiTable:
     @property
     def writes_log_per_commit(self) -> bool:
         """Table version 8+ (Hudi 1.x): each delta commit writes new log files named by its instant time."""
-        return self.properties.version in ("8", "9")
+        return self.properties.version in HUDI_1X_TABLE_VERSIONS
 
     @staticmethod
     def exists(path: str) -> bool:

@@ -243,9 +243,9 @@ _MERGE_MODE_PAYLOADS = {
 _MERGE_STRATEGY_IDS = {"EVENT_TIME_ORDERING": "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5",
                        "COMMIT_TIME_ORDERING": "ce9acb64-bde0-424c-9b91-f6ebba25356d",
                        "CUSTOM": "00000000-0000-0000-0000-000000000000"}   # payload-based
-_PAYLOAD_MERGE_MODES = {"org.apache.hudi.common.model.DefaultHoodieRecordPayload": "EVENT_TIME_ORDERING",
-                        "org.apache.hudi.common.model.EventTimeAvroPayload": "EVENT_TIME_ORDERING",
-                        "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload": "COMMIT_TIME_ORDERING"}
+# the mode a payload stands for: the inverse of _MERGE_MODE_PAYLOADS, and EventTimeAvroPayload orders by event time
+_PAYLOAD_MERGE_MODES = {**{payload: mode for mode, payload in _MERGE_MODE_PAYLOADS.items()},
+                        "org.apache.hudi.common.model.EventTimeAvroPayload": "EVENT_TIME_ORDERING"}
 
 
 def at_table_version(props: Mapping[str, str], version: str, payload_class: str) -> dict[str, str]:

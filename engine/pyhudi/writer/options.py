@@ -176,14 +176,14 @@ def table_properties(resolved: dict, keygen, schema: pa.Schema) -> dict:
     if props[C.TABLE_PROP_TYPE.key] == "MERGE_ON_READ":
         props[C.COMPACTION_PAYLOAD_CLASS.key] = resolved[C.PAYLOAD_CLASS.key]
     props.update({k: v for k, v in resolved.items() if k.startswith("hoodie.keygen.")})
-    props.update(cdc_table_properties(C.HoodieConfig(resolved, warn_unknown=False)))
-    spec = index_spec(C.HoodieConfig(resolved, warn_unknown=False), keygen.record_key_fields,
-                      props[C.TABLE_NAME.key])
+    config = C.HoodieConfig(resolved, warn_unknown=False)
+    props.update(cdc_table_properties(config))
+    spec = index_spec(config, keygen.record_key_fields, props[C.TABLE_NAME.key])
     if virtual_keys.wanted(resolved):   # refused before the table exists
         virtual_keys.check(props[C.TABLE_NAME.key], keygen, props[C.TABLE_PROP_TYPE.key], spec.type)
     props.update(index_table_properties(spec))
-    version = str(C.HoodieConfig(resolved, warn_unknown=False).get(C.WRITE_TABLE_VERSION))
-    return at_table_version(props, version, resolved.get(C.PAYLOAD_CLASS.key) or C.PAYLOAD_CLASS.default)
+    wc = C.WriteConfig.from_options(config)
+    return at_table_version(props, wc.write_table_version, wc.payload_class)
 
 
 # A write to a table without a record key that changes stored records (an SQL UPDATE, DELETE or MERGE): each row
