@@ -27,10 +27,10 @@ from pyhudi.sqlext.query import Resolver, read_entry, rewrite
 
 
 
-def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry) -> dict:
+def table_write_options(spark: SparkSession, entry: catalog.CatalogEntry, properties=None) -> dict:
     """The statement's write options for the table, in Hudi's precedence (pyhudi.sqlext.settings): TBLPROPERTIES,
     then the session's SET hoodie.*, then statement options, then the table's identity (hoodie.properties)."""
-    identity = _table_properties(entry).write_options()
+    identity = (properties or _table_properties(entry)).write_options()
     return settings.combine(spark, entry.properties, identity)
 
 
@@ -40,7 +40,8 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     Hudi writes as a prepped write unless hoodie.spark.sql.optimized.writes.enable=false (the commit records
     UPSERT_PREPPED / DELETE_PREPPED, and _hoodie.spark.sql.writes.prepped=true in its extraMetadata)."""
     from pyhudi.client.write import write
-    options = table_write_options(spark, entry)
+    properties = _table_properties(entry)
+    options = table_write_options(spark, entry, properties)
     options.update(extra or {})
     if prepped and C.config_of(options).get(C.SQL_OPTIMIZED_WRITES):
         options[SQL_WRITES_PREPPED_KEY] = "true"
@@ -49,7 +50,7 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     options.setdefault(C.COMBINE_BEFORE_INSERT.key,
                        str(bool(options.get(C.PRECOMBINE.key) and options.get(C.RECORD_KEY.key))).lower())
     if operation is None:   # INSERT INTO: the operation and duplicate policy (sqlext/insert_config.py)
-        operation, policy = insert_into_settings(options, entry.name)
+        operation, policy = insert_into_settings(options, entry.name, properties.version)
         options.update(policy)
     options[C.OPERATION.key] = operation
     # SQL table columns are nullable (as in Hudi's catalog tables); a literal's NOT NULL must not reach the schema
@@ -59,9 +60,9 @@ def write_rows(spark: SparkSession, entry: catalog.CatalogEntry, df: DataFrame, 
     return result
 
 
-def insert_operation(options: dict) -> str:
-    """The operation of an INSERT INTO with these options (sqlext/insert_config.py)."""
-    return insert_into_settings(options, options.get(C.TABLE_NAME.key) or "")[0]
+def insert_operation(options: dict, table_version: str = "6") -> str:
+    """The operation of an INSERT INTO with these options into a table of that version (sqlext/insert_config.py)."""
+    return insert_into_settings(options, options.get(C.TABLE_NAME.key) or "", table_version)[0]
 
 
 def ctas_operation(options: dict) -> str:

@@ -32,9 +32,12 @@ def explain_rows(spark: SparkSession, path: str, options: dict, args: dict) -> l
     if not query or not str(query).strip():
         raise SqlError("explain_write needs query => 'SELECT ...' (the rows the write would take)")
     options = dict(options)
+    version = "6"
     if HudiTable.exists(path):   # its identity (key, ordering field) last, as an INSERT INTO (dml.table_write_options)
-        options.update(HudiTable.load(path).properties.write_options())
-    options[C.OPERATION.key] = str(args.get("operation") or insert_operation(options)).lower()
+        properties = HudiTable.load(path).properties
+        options.update(properties.write_options())
+        version = properties.version
+    options[C.OPERATION.key] = str(args.get("operation") or insert_operation(options, version)).lower()
     # as an INSERT INTO (sqlext.dml.write_rows): a table with a key and an ordering field keeps one row per key
     options.setdefault(C.COMBINE_BEFORE_INSERT.key,
                        str(bool(options.get(C.PRECOMBINE.key) and options.get(C.RECORD_KEY.key))).lower())

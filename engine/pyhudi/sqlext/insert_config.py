@@ -1,9 +1,12 @@
-"""Which write an INSERT INTO makes, as Hudi 0.14/0.15 decides it (ProvidesHoodieConfig.buildHoodieInsertConfig).
+"""Which write an INSERT INTO makes, as Hudi decides it (ProvidesHoodieConfig.buildHoodieInsertConfig).
 
 Two flows, the newer one first:
-- ``hoodie.spark.sql.insert.into.operation`` (default ``insert``): upsert instead when the table has an ordering
+- ``hoodie.spark.sql.insert.into.operation`` (default ``insert``): upsert instead when the table has a precombine
   field, keys of its own and the option is not set; the duplicate policy ``hoodie.datasource.insert.dup.policy``
-  (``none``/``drop``/``fail``) says what an insert does with keys already stored.
+  (``none``/``drop``/``fail``) says what an insert does with keys already stored. Hudi 1.1 looks for the precombine
+  field under ``hoodie.table.precombine.field``, which a version 9 table names ``hoodie.table.ordering.fields``: on
+  version 9 an INSERT INTO is an insert and keeps a key twice (the Java-written v9 fixtures hold such keys; v8
+  fixtures, written by Hudi 1.0, were upserted).
 - the legacy ``hoodie.sql.insert.mode`` (``upsert``/``strict``/``non-strict``), honoured only when it is set and
   the operation option is not; strict refuses stored keys on copy-on-write tables.
 
@@ -30,10 +33,12 @@ def _flag(options: dict, key: str) -> bool:
     return str(options.get(key, "false")).strip().lower() == "true"
 
 
-def insert_into_settings(options: dict, table_name: str) -> tuple[str, dict[str, str]]:
-    """(operation, extra write options) of an INSERT INTO (not OVERWRITE) with the statement's options."""
+def insert_into_settings(options: dict, table_name: str, table_version: str = "6") -> tuple[str, dict[str, str]]:
+    """(operation, extra write options) of an INSERT INTO (not OVERWRITE) with the statement's options, into a
+    table of `table_version`."""
     auto_keys = not (options.get(C.RECORD_KEY.key) or "").strip()
     precombine = (options.get(C.PRECOMBINE.key) or "").strip()
+    upsert_on_precombine = precombine if table_version != "9" else ""
     is_cow = str(options.get(C.TABLE_TYPE.key, "COPY_ON_WRITE")).upper() == "COPY_ON_WRITE"
     mode = str(options.get(INSERT_MODE, "upsert")).strip().lower()
     if mode not in INSERT_MODES:
@@ -47,7 +52,7 @@ def insert_into_settings(options: dict, table_name: str) -> tuple[str, dict[str,
     operation = (options.get(C.OPERATION.key) or "").strip().lower()
     if not operation:
         operation = _legacy_operation(options, mode, auto_keys, precombine, table_name) if legacy_mode else \
-            _insert_into_operation(options, auto_keys, precombine)
+            _insert_into_operation(options, auto_keys, upsert_on_precombine)
     extra: dict[str, str] = {}
     if legacy_mode and DUP_POLICY not in options:
         strict_validates = mode == "strict" and is_cow and operation in ("upsert", "insert")
