@@ -126,3 +126,33 @@ def has_metadata_table(path) -> bool:
 
     storage = HudiTable.load(str(path)).storage
     return bool(metadata_partitions(read_table_properties(storage).values)) or storage.exists(METADATA_FOLDER)
+
+
+def assert_metadata_table_agrees(path, kept: bool) -> None:
+    """`kept`: hoodie.properties names only the metadata table's `files` partition, no other metadata partition
+    is left, and the files partition lists exactly the data files in storage, partition by partition (and those
+    partitions under __all_partitions__). Else the table has no metadata table at all."""
+    from pyhudi.commit.metadata_table import metadata_storage
+    from pyhudi.commit.metadata_table.files_slice import latest_slice, read_files_records
+    from pyhudi.commit.metadata_table.records import ALL_PARTITIONS_KEY, data_partition
+    from pyhudi.table import HudiTable
+    from pyhudi.timeline import Timeline
+
+    if not kept:
+        assert not has_metadata_table(path)
+        return
+    table = HudiTable.load(str(path))
+    assert table.properties.get("hoodie.table.metadata.partitions") == "files"
+    assert not table.properties.get("hoodie.table.metadata.partitions.inflight")
+    mdt = metadata_storage(table.storage)
+    assert sorted(mdt.list_dirs("")) == [".hoodie", "files"]
+    valid = {i.time for i in table.timeline().completed()}
+    records = read_files_records(mdt, latest_slice(mdt, Timeline.load(mdt), valid))
+    listed = {(data_partition(key), name) for key, record in records.items() if key != ALL_PARTITIONS_KEY
+              for name in record.live()}
+    base = Path(path)
+    on_disk = {("" if f.parent == base else f.parent.relative_to(base).as_posix(), f.name)
+               for f in base.rglob("*") if f.is_file() and ".hoodie" not in f.relative_to(base).parts
+               and not f.name.startswith(".hoodie_partition_metadata")}
+    assert listed == on_disk
+    assert {data_partition(p) for p in records[ALL_PARTITIONS_KEY].live()} >= {p for p, _ in on_disk}

@@ -21,7 +21,7 @@ import warnings
 from pyhudi.commit.markers import delete_markers, marked_files
 from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.storage import Storage
-from pyhudi.table.metadata_table import drop_metadata_table
+from pyhudi.commit.metadata_table import sync_metadata_table, undo_metadata_deltacommit
 from pyhudi.timeline import (instant_file, Instant, State, commit_content, create_requested,
                              transition_to_completed, transition_to_inflight)
 
@@ -75,7 +75,8 @@ class InstantCommit:
         if self.inflight is None:
             raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
         self.reconcile(metadata)
-        drop_metadata_table(self.storage)   # never completed while a metadata table it did not update is named
+        # never completed while a metadata table it did not update is named
+        sync_metadata_table(self.storage, self.inflight, metadata.to_json())
         self.completed = transition_to_completed(self.storage, self.inflight, metadata.to_json())
         return self.completed
 
@@ -91,6 +92,7 @@ class InstantCommit:
         """Undo an unfinished commit; returns False (and undoes nothing) once the completed instant exists."""
         if self.is_completed():
             return False
+        undo_metadata_deltacommit(self.storage, self.instant_time)
         for path in marked_files(self.storage, self.instant_time):
             self.storage.delete_file(path)
         delete_markers(self.storage, self.instant_time)

@@ -14,7 +14,7 @@ from pyhudi.commit import avro_metadata as avro
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
-from pyhudi.table.metadata_table import drop_metadata_table
+from pyhudi.commit.metadata_table import sync_metadata_table
 from pyhudi.timeline import Instant, State, complete_instant, instant_file, transition_to_inflight
 
 
@@ -45,7 +45,8 @@ class ServiceInstantCommit(InstantCommit):
         """inflight -> completed, holding the Avro `metadata` record: the last step, atomic (create-if-absent)."""
         if self.inflight is None:
             raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
-        drop_metadata_table(self.storage)   # never completed while a metadata table it did not update is named
+        # never completed while a metadata table it did not update is named
+        sync_metadata_table(self.storage, self.inflight, metadata)
         try:
             self.completed = complete_instant(self.storage, self.inflight, avro.to_bytes(schema, metadata))
         except TimelineError:

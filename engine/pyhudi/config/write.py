@@ -37,8 +37,10 @@ SQL_OPTIMIZED_WRITES = declare(
     "hoodie.spark.sql.optimized.writes.enable", True, bool_value,
     doc="SQL UPDATE and DELETE are Hudi's prepped writes: their commits record UPSERT_PREPPED / DELETE_PREPPED.")
 METADATA_ENABLE = declare("hoodie.metadata.enable", False, bool_value,
-                          doc="pyhudi does not write the metadata table yet: true warns, and a table's metadata table is "
-                              "dropped before pyhudi commits (as Java Hudi does with it disabled).")
+                          doc="Unset: a version 8/9 table's metadata table files partition is kept (its other "
+                              "partitions dropped); any other metadata table is dropped before pyhudi commits. "
+                              "false: dropped (Java's writer with it disabled). true: kept where pyhudi can, else "
+                              "a warning (pyhudi does not create one yet).")
 
 # --- file sizing ----------------------------------------------------------------------------------------
 MAX_FILE_SIZE = declare("hoodie.parquet.max.file.size", 125829120, POSITIVE)

@@ -28,14 +28,18 @@ import warnings
 from typing import Mapping
 
 from pyhudi.commit.instant_commit import InstantCommit
+from pyhudi.commit.metadata_table import can_build_files_partition, initialize_files_partition
 from pyhudi.commit.metadata import CommitMetadata, written_file_ids
 from pyhudi.errors import WriteConflictError
 from pyhudi.transaction.heartbeat import Heartbeat
 from pyhudi.transaction.lock import FileSystemLock
 from pyhudi.transaction.failed_writes import CONCURRENCY_KEY, OCC, rollback_failed_writes_on
 from pyhudi.table import HudiTable
+from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.testing import crash_point
 from pyhudi.timeline import COMMIT, COMPACTION, Instant, Timeline, new_instant_time
+
+METADATA_ENABLE = "hoodie.metadata.enable"
 
 
 class WriteTransaction:
@@ -44,6 +48,10 @@ class WriteTransaction:
         self.storage = table.storage
         self.options = dict(options)
         self.occ = str(self.options.get(CONCURRENCY_KEY, "")).strip().lower() == OCC
+        # hoodie.metadata.enable said outright: false drops the metadata table (Java's writer with it disabled);
+        # true builds the files partition of a version 8/9 table that has none (Java's writer initialises it)
+        enable = str(self.options.get(METADATA_ENABLE, "")).strip().lower()
+        self.drops_metadata_table, self.builds_metadata_table = enable == "false", enable == "true"
         self.heartbeat: Heartbeat | None = None
         self._seen: set[tuple[str, str]] = set()
         self.instant_time: str | None = None
@@ -73,6 +81,10 @@ class WriteTransaction:
         commit and the timeline the write plans against."""
         with self._locked():
             _, timeline = rollback_failed_writes_on(self.table, self.table.timeline(), self.options)
+            if self.drops_metadata_table:
+                drop_metadata_table(self.storage)
+            elif self.builds_metadata_table and can_build_files_partition(self.table.properties.values):
+                initialize_files_partition(self.storage)
             self.table.view(timeline=timeline).check_base_files(read_partitions)
             self._seen = {(i.time, i.action) for i in timeline.instants
                           if i.is_completed or i.action == COMPACTION}

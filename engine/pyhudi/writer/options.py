@@ -22,7 +22,7 @@ from pyhudi.schema import avro_json, avro_to_arrow, check_compatible, create_tab
 from pyhudi.schema.meta_fields import PARTITION_PATH as PARTITION_PATH_META
 from pyhudi.schema.meta_fields import RECORD_KEY as RECORD_KEY_META
 from pyhudi.table import COPY_ON_WRITE, HudiTable
-from pyhudi.table.properties import at_table_version
+from pyhudi.table.properties import HUDI_1X_TABLE_VERSIONS, at_table_version
 from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import DELETE_COLUMN
 
@@ -130,10 +130,12 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
         raise ConfigError(f"{C.PAYLOAD_ORDERING_FIELD.key}={ordering} differs from the precombine field "
                           f"{wc.precombine_field!r} of merge-on-read table {name}, whose readers order by "
                           f"the precombine field; drop the option or set {C.PRECOMBINE.key}={ordering}")
-    if wc.metadata_enable:
-        warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored: pyhudi does not write the metadata table yet "
-                      "(a table's metadata table is dropped before pyhudi commits, as Java Hudi does with it "
-                      "disabled; Java writers rebuild it)", stacklevel=4)
+    version = table.properties.version if table else str(wc.write_table_version)
+    if wc.metadata_enable and version not in HUDI_1X_TABLE_VERSIONS:
+        warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored on table version {version}: pyhudi keeps the "
+                      "metadata table (its files partition) of version 8 and 9 tables only; this table's metadata "
+                      "table is dropped before pyhudi commits, as Java Hudi does with it disabled, and Java writers "
+                      "rebuild it", stacklevel=4)
     return wc
 
 

@@ -1,0 +1,73 @@
+"""What an instant changes in the data table's file listing, as files-partition records (Hudi's
+HoodieTableMetadataUtil.convertMetadataToFilesPartitionRecords and its clean/rollback counterparts).
+
+- a commit, delta commit, replacecommit (insert_overwrite, delete_partition, clustering) or compaction adds the
+  files its write stats name, with their sizes (CDC log files too), and lists its partitions under
+  `__all_partitions__`. Replaced file groups stay listed: their files go when the cleaner deletes them.
+- a clean marks the files it deleted as deleted, and a partition it deleted whole as deleted from
+  `__all_partitions__`.
+- a rollback marks the files it deleted as deleted and records the new sizes of the log files it appended to.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from pyhudi.commit.metadata_table.records import ALL_PARTITIONS_KEY, FileEntry, FilesRecord, partition_key
+
+
+def _add(records: dict[str, FilesRecord], partition: str, name: str, entry: FileEntry) -> None:
+    record = records.setdefault(partition_key(partition), FilesRecord(partition_key(partition)))
+    record.merge(FilesRecord(record.key, {name: entry}))
+
+
+def _partitions(records: dict[str, FilesRecord], partitions: list[str], deleted: bool = False) -> None:
+    if partitions:
+        listed = records.setdefault(ALL_PARTITIONS_KEY, FilesRecord(ALL_PARTITIONS_KEY))
+        for partition in partitions:
+            listed.entries[partition_key(partition)] = FileEntry(0, deleted)
+
+
+def commit_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
+    """The records of a commit's metadata (HoodieCommitMetadata JSON form: partitionToWriteStats)."""
+    records: dict[str, FilesRecord] = {}
+    stats = metadata.get("partitionToWriteStats") or {}
+    for partition, partition_stats in stats.items():
+        _add_partition(records, partition)
+        for stat in partition_stats or []:
+            path = stat.get("path")
+            if path:
+                _add(records, partition, posixpath.basename(path), FileEntry(int(stat.get("fileSizeInBytes") or 0)))
+            for cdc_path, size in (stat.get("cdcStats") or {}).items():
+                _add(records, partition, posixpath.basename(cdc_path), FileEntry(int(size or 0)))
+    _partitions(records, sorted(stats))
+    return records
+
+
+def _add_partition(records: dict[str, FilesRecord], partition: str) -> None:
+    records.setdefault(partition_key(partition), FilesRecord(partition_key(partition)))
+
+
+def clean_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
+    """The records of a clean (HoodieCleanMetadata: partitionMetadata[p].successDeleteFiles, isPartitionDeleted)."""
+    records: dict[str, FilesRecord] = {}
+    deleted_partitions = []
+    for partition, entry in (metadata.get("partitionMetadata") or {}).items():
+        for name in entry.get("successDeleteFiles") or []:
+            _add(records, partition, posixpath.basename(name), FileEntry(0, True))
+        if entry.get("isPartitionDeleted"):
+            deleted_partitions.append(partition)
+    _partitions(records, sorted(deleted_partitions), deleted=True)
+    return records
+
+
+def rollback_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
+    """The records of a rollback (HoodieRollbackMetadata: successDeleteFiles, rollbackLogFiles sizes)."""
+    records: dict[str, FilesRecord] = {}
+    for partition, entry in (metadata.get("partitionMetadata") or {}).items():
+        for path in entry.get("successDeleteFiles") or []:
+            _add(records, partition, posixpath.basename(path), FileEntry(0, True))
+        for path, size in (entry.get("rollbackLogFiles") or {}).items():
+            _add(records, partition, posixpath.basename(path), FileEntry(int(size or 0)))
+    return records

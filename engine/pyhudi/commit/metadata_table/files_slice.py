@@ -1,0 +1,99 @@
+"""The `files` partition of a metadata table as it stands: its one file group (`files-0000-0`), the latest file
+slice (an HFile base file and the log files after it), and the records they merge to.
+
+Only what a reader may trust counts: a log file of a metadata deltacommit that completed, for a data instant that
+completed too (Java's metadata reader keeps only such instants, plus the metadata table's own initialising
+instants, which have no data instant). Log files belong to the slice of the latest completed base file whose
+instant is before their deltacommit's completion (Hudi 1.x slices by completion time).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pyhudi.commit.metadata_table.records import FILES_PARTITION, FilesRecord, decode_record
+from pyhudi.errors import CorruptFileError
+from pyhudi.file_group.hfile import HFileReader
+from pyhudi.file_group.log_block.model import BlockType
+from pyhudi.file_group.log_file import parse_log_file_path, read_log_bytes
+from pyhudi.storage import Storage
+from pyhudi.timeline import COMMIT, DELTA_COMMIT, Timeline
+
+FILE_GROUP = "files-0000-0"
+_BASE = re.compile(rf"^{FILE_GROUP}_(?P<token>\d+-\d+-\d+)_(?P<instant>\d+)\.hfile$")
+# Instants the metadata table makes on its own, with no data instant: its initialisation (0000...0 + partition).
+INITIAL_INSTANT_PREFIX = "00000000000000"
+
+
+def is_metadata_only(instant_time: str) -> bool:
+    return instant_time.startswith(INITIAL_INSTANT_PREFIX)
+
+
+@dataclass
+class FilesSlice:
+    base_file: str | None                 # name, inside files/
+    base_instant: str
+    log_files: list[tuple[str, str]] = field(default_factory=list)   # (name, deltacommit instant), in order
+
+    def relative(self, name: str) -> str:
+        return f"{FILES_PARTITION}/{name}"
+
+
+def latest_slice(mdt: Storage, mdt_timeline: Timeline, valid_data_times: set[str]) -> FilesSlice:
+    """The latest file slice of the files partition, with only trusted log files (see the module docstring)."""
+    completed = {i.time: i for i in mdt_timeline.completed([COMMIT, DELTA_COMMIT])}
+    bases, logs = [], []
+    for info in mdt.list_files(FILES_PARTITION):
+        match = _BASE.match(info.base_name)
+        if match and match["instant"] in completed:
+            bases.append((match["instant"], info.base_name))
+        elif info.base_name.startswith(f".{FILE_GROUP}_") and ".log." in info.base_name:
+            instant = parse_log_file_path(info.base_name)[1]
+            done = completed.get(instant)
+            if done is not None and (is_metadata_only(instant) or instant in valid_data_times):
+                logs.append((done.completion_time or instant, info.base_name, instant))
+    if not bases:
+        raise CorruptFileError(f"{mdt.base_uri}/{FILES_PARTITION} has no completed base file; set "
+                               "hoodie.metadata.enable=false to drop the metadata table and let Java rebuild it")
+    base_instant, base_name = max(bases)
+    return FilesSlice(base_name, base_instant,
+                      [(name, instant) for done_at, name, instant in sorted(logs) if done_at > base_instant])
+
+
+def read_files_records(mdt: Storage, files_slice: FilesSlice) -> dict[str, FilesRecord]:
+    """The slice's records merged per key: base file first, then each log file's HFile blocks in order."""
+    merged: dict[str, FilesRecord] = {}
+    if files_slice.base_file:
+        where = f"{mdt.base_uri}/{files_slice.relative(files_slice.base_file)}"
+        reader = HFileReader(mdt.read_bytes(files_slice.relative(files_slice.base_file)), where)
+        schema = _schema(reader, where)
+        for key, value in reader.records():
+            _fold(merged, decode_record(key.decode(), value, schema, where))
+    for name, _ in files_slice.log_files:
+        where = f"{mdt.base_uri}/{files_slice.relative(name)}"
+        for block in read_log_bytes(mdt.read_bytes(files_slice.relative(name)), where):
+            if block.block_type != BlockType.HFILE_DATA_BLOCK or block.content is None:
+                continue
+            reader = HFileReader(block.content, where)
+            schema = block.schema or _schema(reader, where)
+            for key, value in reader.records():
+                _fold(merged, decode_record(key.decode(), value, schema, where))
+    return merged
+
+
+def _fold(merged: dict[str, FilesRecord], record: FilesRecord | None) -> None:
+    if record is None:
+        return
+    if record.key in merged:
+        merged[record.key].merge(record)
+    else:
+        merged[record.key] = record
+
+
+def _schema(reader: HFileReader, where: str) -> str:
+    schema = reader.file_info.get(b"schema")
+    if not schema:
+        raise CorruptFileError(f"{where} names no Avro schema (HFile file info 'schema'); set "
+                               "hoodie.metadata.enable=false to drop the metadata table and let Java rebuild it")
+    return schema.decode()

@@ -1,0 +1,109 @@
+"""Keeping a table's metadata table true before one of its instants completes (the commit protocol's last step
+before publication; DESIGN.md: never complete a data instant while hoodie.properties names a metadata-table
+partition that instant did not update).
+
+A table of version 8 or 9 whose `files` partition is ready is *maintained*: the instant's file changes go into a
+metadata delta commit at the same instant time, completed before the data instant (Java's order); a rollback also
+undoes the metadata delta commit of the instant it rolls back; every MAX_DELTA_COMMITS delta commits the files
+partition is compacted first. The partitions pyhudi does not maintain (record_index, column_stats,
+partition_stats, secondary and expression indexes, bloom_filters) are dropped first, as Java's writer drops an index
+it has disabled: unnamed in hoodie.properties, then their folders deleted. Every other table with a metadata table
+(version 6, no ready `files` partition) has it dropped whole (table/metadata_table.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyhudi import config as C
+from pyhudi.commit.metadata_table.changes import clean_records, commit_records, rollback_records
+from pyhudi.commit.metadata_table.compaction import MAX_DELTA_COMMITS, compact
+from pyhudi.commit.metadata_table.deltacommit import undo_deltacommit, write_deltacommit
+from pyhudi.commit.metadata_table.files_slice import is_metadata_only, latest_slice
+from pyhudi.commit.metadata_table.records import FILES_PARTITION, record_schema_json
+from pyhudi.storage import Storage
+from pyhudi.table.metadata_table import (METADATA_FOLDER, PARTITIONS, PARTITIONS_INFLIGHT, drop_metadata_table,
+                                         metadata_partitions)
+from pyhudi.table.properties import HUDI_1X_TABLE_VERSIONS, read_table_properties, update_table_properties
+from pyhudi.testing import crash_point
+from pyhudi.timeline import (CLEAN, CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, ROLLBACK,
+                             Instant, State, Timeline, instant_file, new_instant_time)
+
+
+def metadata_storage(storage: Storage) -> Storage:
+    """The metadata table's own base path (a Hudi table at `.hoodie/metadata`)."""
+    return Storage(f"{storage.base_uri.rstrip('/')}/{METADATA_FOLDER}")
+
+
+def maintained(values: dict[str, str]) -> bool:
+    """Whether pyhudi keeps this table's metadata table (its files partition) rather than dropping it."""
+    ready = [p.strip() for p in (values.get(PARTITIONS) or "").split(",")]
+    return values.get(C.TABLE_VERSION.key) in HUDI_1X_TABLE_VERSIONS and FILES_PARTITION in ready
+
+
+def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, Any]) -> None:
+    """Before `instant` (inflight, holding `metadata`) completes: maintain or drop the metadata table."""
+    try:
+        values = read_table_properties(storage).values
+    except FileNotFoundError:   # a bare timeline: nothing can name a metadata table
+        return
+    if not maintained(values) or not metadata_storage(storage).exists(f"{METAFOLDER}/hoodie.properties"):
+        drop_metadata_table(storage)
+        return
+    _drop_unmaintained(storage, values)
+    mdt = metadata_storage(storage)
+    schema = record_schema_json(values[C.TABLE_VERSION.key])
+    valid = {i.time for i in Timeline.load(storage).completed()}
+    if instant.action == ROLLBACK:
+        for target in metadata.get("commitsRollback") or []:
+            undo_deltacommit(mdt, target)
+    mdt_timeline = _settled(mdt)
+    files_slice = latest_slice(mdt, mdt_timeline, valid)
+    if len(files_slice.log_files) >= MAX_DELTA_COMMITS and _quiet(storage, instant):
+        compact(mdt, new_instant_time(after=instant.time, zone=mdt_timeline.zone), files_slice, schema)
+        crash_point("metadata_table.after_compaction")
+        files_slice = latest_slice(mdt, Timeline.load(mdt), valid)
+    write_deltacommit(mdt, instant.time, _records(instant, metadata), schema, files_slice)
+    crash_point("metadata_table.after_deltacommit")
+
+
+def _records(instant: Instant, metadata: dict[str, Any]):
+    if instant.action == CLEAN:
+        return clean_records(metadata)
+    if instant.action == ROLLBACK:
+        return rollback_records(metadata)
+    return commit_records(metadata)
+
+
+def _drop_unmaintained(storage: Storage, values: dict[str, str]) -> None:
+    """Unname every metadata partition but `files`, then delete their folders (Java's deleteMetadataIndex)."""
+    others = [p for p in metadata_partitions(values) if p != FILES_PARTITION]
+    if others or values.get(PARTITIONS) != FILES_PARTITION:
+        update_table_properties(storage, {PARTITIONS: FILES_PARTITION, PARTITIONS_INFLIGHT: ""})
+        crash_point("metadata_table.after_unnaming_indexes")
+    mdt = metadata_storage(storage)
+    for folder in mdt.list_dirs(""):
+        if folder not in (FILES_PARTITION, METAFOLDER):
+            mdt.delete_dir(folder)
+
+
+def _settled(mdt: Storage) -> Timeline:
+    """The metadata timeline after removing a metadata compaction a crash left pending (its base file is not
+    trusted; the next compaction redoes it)."""
+    timeline = Timeline.load(mdt)
+    pending = timeline.pending([COMPACTION])
+    for instant in pending:
+        for info in mdt.list_files(FILES_PARTITION):
+            if info.base_name.endswith(f"_{instant.time}.hfile"):
+                mdt.delete_file(f"{FILES_PARTITION}/{info.base_name}")
+        for state in (State.INFLIGHT, State.REQUESTED):
+            path = instant_file(mdt, Instant(instant.time, COMPACTION, state))
+            if mdt.exists(path):
+                mdt.delete_file(path)
+    return Timeline.load(mdt) if pending else timeline
+
+
+def _quiet(storage: Storage, instant: Instant) -> bool:
+    """Compact only when no other data instant is pending (its metadata delta commit could still come)."""
+    pending = Timeline.load(storage).pending([COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, CLUSTERING])
+    return all(i.time == instant.time or is_metadata_only(i.time) for i in pending)
