@@ -37,7 +37,8 @@ import pyhudi
 import pyhudi.testing as pyhudi_testing
 from file_audit import CLEAN, leftovers, missing_files
 from pyhudi.table import HudiTable
-from support import add_stand_in_metadata_table, has_metadata_table, hudi_rs_read, rows
+from support import (add_stand_in_metadata_table, assert_metadata_table_agrees, has_metadata_table, hudi_rs_read,
+                     rows)
 
 WORKER = Path(__file__).with_name("fault_worker.py")
 ENGINE = Path(pyhudi.__file__).parent
@@ -77,7 +78,17 @@ ACTIONS = {
     # an upsert on a table a Java writer left with a metadata table: dropped before the commit completes
     "upsert_mdt": (["properties.update.after_backup", "metadata_table.drop.after_properties",
                     "write.before_complete"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
+    # version 8 tables whose metadata table pyhudi keeps (hoodie.metadata.enable=true): its delta commit before
+    # the data instant completes; the files partition built on a table without one; the other metadata partitions
+    # unnamed and dropped; the files partition compacted after its tenth delta commit
+    "upsert_mdt_v8": (["metadata_table.deltacommit.after_log", "metadata_table.after_deltacommit",
+                       "write.before_complete"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
+    "upsert_mdt_v8_init": (["metadata_table.initialize.before_ready"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
+    "upsert_mdt_v8_indexes": (["metadata_table.after_unnaming_indexes"], ("COPY_ON_WRITE",)),
+    "upsert_mdt_v8_compact": (["metadata_table.compaction.after_base_file", "metadata_table.after_compaction"],
+                              ("COPY_ON_WRITE", "MERGE_ON_READ")),
 }
+MDT_V8 = {"hoodie.write.table.version": "8", "hoodie.metadata.enable": "true"}
 CI_CASES = {
     ("MERGE_ON_READ", "upsert", "write.before_complete"),
     ("COPY_ON_WRITE", "insert_overwrite", "write.executor.after_file"),
@@ -88,6 +99,7 @@ CI_CASES = {
     ("COPY_ON_WRITE", "clean", "clean.before_complete"),
     ("MERGE_ON_READ", "cluster", "clustering.before_commit"),
     ("COPY_ON_WRITE", "upsert_mdt", "metadata_table.drop.after_properties"),
+    ("MERGE_ON_READ", "upsert_mdt_v8", "metadata_table.after_deltacommit"),
 }
 # task failure points (first attempt fails, Spark retries) x the actions that pass them
 TASK_FAILURE_ACTIONS = {"write.executor.after_file": ["upsert", "insert", "bulk_insert", "delete", "insert_overwrite"],
@@ -201,14 +213,26 @@ def _apply(model: dict, operation: str, records, partitions=()) -> dict:
 def _prepare(case: Case, action: str, tmp_path):
     """Set the table up for `action`; returns (worker action, model after the action, model part-way through
     a restore, whether the worker uses OCC)."""
+    if action == "upsert_mdt_v8_init":   # a version 8 table without a metadata table; the action builds one
+        case.options = {**case.options, "hoodie.write.table.version": "8"}
+    elif action.startswith("upsert_mdt_v8"):
+        case.options = {**case.options, **MDT_V8}
     case.write("insert", case.records(range(8), "i"))
     case.model = {r[0]: r for r in [(k, f"i{k}_1", 1, _part(k)) for k in range(8)]}
     case.upsert([0, 1, 2, 3])
+    if action == "upsert_mdt_v8_compact":   # the action's delta commit is the files partition's eleventh
+        for _ in range(7):
+            case.upsert([6, 7])
     before = dict(case.model)
     partial = None
     if action == "upsert_mdt":
         add_stand_in_metadata_table(case.path)
-    if action in ("upsert", "upsert_occ", "upsert_after_failed", "upsert_mdt", "insert", "bulk_insert"):
+    if action == "upsert_mdt_v8_indexes":
+        _name_stand_in_index(case.path)
+    if action == "upsert_mdt_v8_init":
+        case.options = {**case.options, **MDT_V8}
+    if action in ("upsert", "upsert_occ", "upsert_after_failed", "insert", "bulk_insert") or \
+            action.startswith("upsert_mdt"):
         keys = {"insert": [8, 9, 10], "bulk_insert": [11, 12, 13]}.get(action, [0, 2, 5, 8])
         operation = "upsert" if action.startswith("upsert") else action
         records = case.records(keys, "a")
@@ -249,6 +273,16 @@ def _prepare(case: Case, action: str, tmp_path):
         case.upsert([0, 6, 11])
         return ["restore", target], before, partial
     raise AssertionError(action)
+
+
+def _name_stand_in_index(path: str) -> None:
+    """A metadata index beside the files partition, as a Java writer with the record index leaves one: named in
+    hoodie.properties, with a folder in the metadata table."""
+    from pyhudi.table import update_table_properties
+
+    (Path(path) / ".hoodie" / "metadata" / "record_index").mkdir()
+    (Path(path) / ".hoodie" / "metadata" / "record_index" / ".hoodie_partition_metadata").write_text("x")
+    update_table_properties(HudiTable.load(path).storage, {"hoodie.table.metadata.partitions": "files,record_index"})
 
 
 def _expected(action: str, point: str, before: dict, after: dict, partial: dict | None) -> tuple[dict, dict]:
@@ -333,6 +367,8 @@ def test_crash_point(spark, tmp_path, table_type, action, point):
     assert leftovers(path) == CLEAN, where
     if action == "upsert_mdt":   # the recovering write finished the drop
         assert not has_metadata_table(path) and not (Path(path) / ".hoodie" / "hoodie.properties.backup").exists()
+    if action.startswith("upsert_mdt_v8"):   # the metadata table lists exactly the table's files
+        assert_metadata_table_agrees(path, True)
 
 
 @pytest.mark.parametrize("table_type,action,point", _task_failure_cases())

@@ -215,6 +215,53 @@ def test_new_tables_at_version_8_and_9(spark, tmp_path, version, table_type, pay
     assert _files(path) == before
 
 
+@pytest.mark.parametrize("version,table_type", [
+    pytest.param("8", "MERGE_ON_READ", id="v8-mor"),
+    pytest.param("9", "COPY_ON_WRITE", id="v9-cow", marks=[] if LONG else [
+        pytest.mark.skip(reason="both table types: PYHUDI_LONG_TESTS=1")])])
+def test_a_metadata_table_pyhudi_builds_lists_every_file(spark, tmp_path, version, table_type):
+    """hoodie.metadata.enable=true on a Hudi 1.x table: pyhudi builds the files partition (an initialising delta
+    commit with a base HFile), adds a metadata delta commit before each instant completes, compacts the files
+    partition after ten of them, and undoes the one of a rolled-back write. After each step hudi-rs, which lists
+    the table's files from the metadata table, reads what pyhudi reads, and the partition lists exactly the files
+    in storage."""
+    from pyhudi.commit.metadata_table import metadata_storage
+    from pyhudi.timeline import COMMIT, Timeline
+
+    path = tmp_path / "t"
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.partitionpath.field": "dt", "hoodie.datasource.write.precombine.field": "ts",
+               "hoodie.datasource.write.table.type": table_type, "hoodie.write.table.version": version,
+               "hoodie.metadata.enable": "true", "hoodie.parquet.small.file.limit": "0"}
+    schema = "id int, v string, ts long, dt string"
+
+    def write(values, operation="upsert", check=True):
+        pyhudi.write(spark.createDataFrame(values, schema), path, {**options,
+                                                                  "hoodie.datasource.write.operation": operation})
+        if check:
+            _same_as_hudi_rs(spark, path)
+
+    write([(1, "a", 1, "x"), (2, "b", 1, "y")])
+    assert (path / ".hoodie" / "metadata" / "files").is_dir()
+    for n in range(2, 12):   # the files partition's eleventh delta commit compacts it first
+        write([(n % 4, f"v{n}", n, "x" if n % 2 else "z")], check=n in (2, 11))
+    mdt = metadata_storage(HudiTable.load(str(path)).storage)
+    assert Timeline.load(mdt).completed([COMMIT]), "the files partition was never compacted"
+    before_delete = rows(pyhudi.read(spark, path), ["id", "v", "dt"])
+    write([(1, "gone", 99, "x")], "delete")
+    table = pyhudi.Table(spark, str(path))
+    table.rollback(table.timeline.latest_completed_write().time)   # the metadata delta commit goes with it
+    _same_as_hudi_rs(spark, path)
+    assert rows(pyhudi.read(spark, path), ["id", "v", "dt"]) == before_delete
+    if table_type == "MERGE_ON_READ":
+        assert table.maintenance.compact(options={"hoodie.compact.inline.max.delta.commits": "1"})
+        _same_as_hudi_rs(spark, path)
+    table.maintenance.cluster()
+    _same_as_hudi_rs(spark, path)
+    table.maintenance.clean({"hoodie.cleaner.commits.retained": "1"})
+    _same_as_hudi_rs(spark, path)
+
+
 def test_delta_commits_on_hudi1_tables_write_their_own_log_files(spark, tmp_path_factory):
     """Hudi 1.x never appends to a log file: each delta commit writes new ones named by its instant time."""
     path = fixture_table("mor_avro_v9_txns_simple_meta", tmp_path_factory)

@@ -18,8 +18,8 @@ from pyhudi.commit.metadata_table.records import (ALL_PARTITIONS_KEY, FILES_PART
                                                   partition_key, record_schema_json)
 from pyhudi.commit.metadata_table.sync import metadata_storage
 from pyhudi.file_group.log_block.blocks import delete_block
-from pyhudi.file_group.log_file import parse_log_file_path, write_log_file
-from pyhudi.file_group.naming import PARTITION_METAFILE, log_file_name, parse_base_file_name
+from pyhudi.file_group.log_file import write_log_file
+from pyhudi.file_group.naming import PARTITION_METAFILE, log_file_name, parse_base_file_name, parse_log_file_name
 from pyhudi.storage import Storage
 from pyhudi.table.listing import table_listing
 from pyhudi.table.metadata_table import METADATA_FOLDER, PARTITIONS, PARTITIONS_INFLIGHT
@@ -54,9 +54,11 @@ def committed_files(storage: Storage, timeline: Timeline) -> dict[str, FilesReco
     done = {i.time for i in timeline.completed()}
     records: dict[str, FilesRecord] = {}
     for relative, name, size in table_listing(storage).files(timeline):
-        base = parse_base_file_name(name)
-        instant = base[2] if base else (parse_log_file_path(name)[1] if name.startswith(".") else None)
-        if instant is None or instant not in done or name.startswith(PARTITION_METAFILE):
+        if name.startswith(PARTITION_METAFILE):
+            continue
+        base, log = parse_base_file_name(name), parse_log_file_name(name)
+        instant = base[2] if base else (log[1] if log else None)
+        if instant is None or instant not in done:
             continue
         key = partition_key(posixpath.dirname(relative))
         records.setdefault(key, FilesRecord(key)).entries[name] = FileEntry(size)
