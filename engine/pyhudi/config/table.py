@@ -43,7 +43,8 @@ ARCHIVELOG_FOLDER = declare("hoodie.archivelog.folder", "archived",
 TABLE_CHECKSUM = declare("hoodie.table.checksum", None, doc="CRC32 of '<database>.<table>'.")
 TABLE_METADATA_PARTITIONS = declare("hoodie.table.metadata.partitions", None,
                                     doc="Metadata table partitions ready for readers (files, column_stats, ...); "
-                                        "pyhudi drops the metadata table before it commits (table/metadata_table.py).")
+                                        "pyhudi keeps files on version 8/9 tables (commit/metadata_table) and drops "
+                                        "the metadata table elsewhere (table/metadata_table.py).")
 TABLE_METADATA_PARTITIONS_INFLIGHT = declare("hoodie.table.metadata.partitions.inflight", None,
                                              doc="Metadata table partitions being built.")
 TABLE_RECORDKEY_FIELDS = declare("hoodie.table.recordkey.fields", None)

@@ -37,10 +37,9 @@ SQL_OPTIMIZED_WRITES = declare(
     "hoodie.spark.sql.optimized.writes.enable", True, bool_value,
     doc="SQL UPDATE and DELETE are Hudi's prepped writes: their commits record UPSERT_PREPPED / DELETE_PREPPED.")
 METADATA_ENABLE = declare("hoodie.metadata.enable", False, bool_value,
-                          doc="Unset: a version 8/9 table's metadata table files partition is kept (its other "
-                              "partitions dropped); any other metadata table is dropped before pyhudi commits. "
-                              "false: dropped (Java's writer with it disabled). true: kept where pyhudi can, else "
-                              "a warning (pyhudi does not create one yet).")
+                          doc="true: a version 8/9 table's metadata table files partition is built if missing and "
+                              "kept (other partitions dropped); false: the metadata table is dropped (Java's writer "
+                              "with it disabled); unset: a table keeps what it has. Version 6: always dropped.")
 
 # --- file sizing ----------------------------------------------------------------------------------------
 MAX_FILE_SIZE = declare("hoodie.parquet.max.file.size", 125829120, POSITIVE)

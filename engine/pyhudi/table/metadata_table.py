@@ -1,8 +1,8 @@
 """A table's metadata table (`.hoodie/metadata`, Hudi's MOR table of HFiles that lists files and indexes keys).
 
 Every Java writer since 0.11 keeps one and lists files from it; a commit it does not know makes the next Java writer
-miss files (duplicates, lost updates). pyhudi does not maintain it yet, so before any instant of a table completes
-it drops the metadata table exactly as Java Hudi's writer with hoodie.metadata.enable=false does
+miss files (duplicates, lost updates). pyhudi keeps the files partition of version 8/9 tables
+(commit/metadata_table); on every other table, before any instant completes, it drops the metadata table exactly as Java Hudi's writer with hoodie.metadata.enable=false does
 (HoodieTable.maybeDeleteMetadataTable -> HoodieTableMetadataUtil.deleteMetadataTable): first
 hoodie.table.metadata.partitions (and .inflight) are cleared through the hoodie.properties update protocol, so no
 reader uses the metadata table any more, then its folder is deleted. A crash between the two leaves a folder that no
@@ -47,6 +47,7 @@ def drop_metadata_table(storage: Storage) -> bool:
     storage.delete_dir(METADATA_FOLDER)
     warnings.warn(f"table {values.get(C.TABLE_NAME.key)} at {storage.base_uri}: its metadata table "
                   f"({METADATA_FOLDER}{': ' + ', '.join(named) if named else ''}) was dropped before this commit, as "
-                  "Java Hudi's writer does with hoodie.metadata.enable=false: pyhudi does not maintain it yet. Java "
-                  "writers with the metadata table enabled rebuild it from the file listing", stacklevel=3)
+                  "Java Hudi's writer does with hoodie.metadata.enable=false: pyhudi keeps the metadata table of "
+                  "version 8 and 9 tables only. Java writers with the metadata table enabled rebuild it from the "
+                  "file listing", stacklevel=3)
     return True
