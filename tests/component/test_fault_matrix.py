@@ -214,7 +214,7 @@ def _prepare(case: Case, action: str, tmp_path):
     """Set the table up for `action`; returns (worker action, model after the action, model part-way through
     a restore, whether the worker uses OCC)."""
     if action == "upsert_mdt_v8_init":   # a version 8 table without a metadata table; the action builds one
-        case.options = {**case.options, "hoodie.write.table.version": "8"}
+        case.options = {**case.options, "hoodie.write.table.version": "8", "hoodie.metadata.enable": "false"}
     elif action.startswith("upsert_mdt_v8"):
         case.options = {**case.options, **MDT_V8}
     case.write("insert", case.records(range(8), "i"))

@@ -31,7 +31,7 @@ HUDI_DEFAULTS = {
               "hoodie.datasource.write.hive_style_partitioning": False,
               "hoodie.datasource.write.partitionpath.urlencode": False,
               "hoodie.datasource.write.payload.class": "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload",
-              "hoodie.metadata.enable": False},
+              "hoodie.metadata.enable": True},
     "keygen": {"hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled": False},
     "index": {"hoodie.index.type": "SIMPLE", "hoodie.index.bloom.num_entries": 60000, "hoodie.index.bloom.fpp": 1e-9,
               "hoodie.bloom.index.filter.type": "DYNAMIC_V0", "hoodie.bloom.index.filter.dynamic.max.entries": 100000,

@@ -36,10 +36,10 @@ COMMIT_METADATA_KEY_PREFIX = declare(
 SQL_OPTIMIZED_WRITES = declare(
     "hoodie.spark.sql.optimized.writes.enable", True, bool_value,
     doc="SQL UPDATE and DELETE are Hudi's prepped writes: their commits record UPSERT_PREPPED / DELETE_PREPPED.")
-METADATA_ENABLE = declare("hoodie.metadata.enable", False, bool_value,
-                          doc="true: a version 8/9 table's metadata table files partition is built if missing and "
-                              "kept (other partitions dropped); false: the metadata table is dropped (Java's writer "
-                              "with it disabled); unset: a table keeps what it has. Version 6: always dropped.")
+METADATA_ENABLE = declare("hoodie.metadata.enable", True, bool_value,
+                          doc="true (Hudi's default): a version 8/9 table's metadata table files partition is built "
+                              "if missing and kept (its other partitions dropped); false: the metadata table is "
+                              "dropped (Java's writer with it disabled). Version 6 tables: always dropped.")
 
 # --- file sizing ----------------------------------------------------------------------------------------
 MAX_FILE_SIZE = declare("hoodie.parquet.max.file.size", 125829120, POSITIVE)

@@ -48,10 +48,9 @@ class WriteTransaction:
         self.storage = table.storage
         self.options = dict(options)
         self.occ = str(self.options.get(CONCURRENCY_KEY, "")).strip().lower() == OCC
-        # hoodie.metadata.enable said outright: false drops the metadata table (Java's writer with it disabled);
-        # true builds the files partition of a version 8/9 table that has none (Java's writer initialises it)
-        enable = str(self.options.get(METADATA_ENABLE, "")).strip().lower()
-        self.drops_metadata_table, self.builds_metadata_table = enable == "false", enable == "true"
+        # hoodie.metadata.enable (Hudi's default true) builds the files partition of a version 8/9 table that has
+        # none, as Java's writer initialises it; false drops the metadata table (Java's writer with it disabled)
+        self.drops_metadata_table = str(self.options.get(METADATA_ENABLE, "")).strip().lower() == "false"
         self.heartbeat: Heartbeat | None = None
         self._seen: set[tuple[str, str]] = set()
         self.instant_time: str | None = None
@@ -83,7 +82,7 @@ class WriteTransaction:
             _, timeline = rollback_failed_writes_on(self.table, self.table.timeline(), self.options)
             if self.drops_metadata_table:
                 drop_metadata_table(self.storage)
-            elif self.builds_metadata_table and can_build_files_partition(self.table.properties.values):
+            elif can_build_files_partition(self.table.properties.values):
                 initialize_files_partition(self.storage)
             self.table.view(timeline=timeline).check_base_files(read_partitions)
             self._seen = {(i.time, i.action) for i in timeline.instants

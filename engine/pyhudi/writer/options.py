@@ -131,7 +131,7 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
                           f"{wc.precombine_field!r} of merge-on-read table {name}, whose readers order by "
                           f"the precombine field; drop the option or set {C.PRECOMBINE.key}={ordering}")
     version = table.properties.version if table else str(wc.write_table_version)
-    if wc.metadata_enable and version not in HUDI_1X_TABLE_VERSIONS:
+    if wc.metadata_enable and wc.given("metadata_enable") and version not in HUDI_1X_TABLE_VERSIONS:
         warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored on table version {version}: pyhudi keeps the "
                       "metadata table (its files partition) of version 8 and 9 tables only; this table's metadata "
                       "table is dropped before pyhudi commits, as Java Hudi does with it disabled, and Java writers "
