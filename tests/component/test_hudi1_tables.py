@@ -298,13 +298,38 @@ def test_a_failed_write_on_a_hudi1_table_is_rolled_back_by_the_next_write(spark,
     _same_as_hudi_rs(spark, path)
 
 
+@pytest.mark.parametrize("name", _tables(["qs_mor_avro_v8_trips_8i3u1d", "cow_v9_txns_simple_meta"],
+                                          in_ci={"cow_v9_txns_simple_meta"}))
+def test_savepoint_and_restore_on_hudi1_tables(spark, tmp_path_factory, name):
+    """A savepoint on a Java v8/v9 table (layout 2: `<t>_<completion>.savepoint`), two writes after it, then a
+    restore to it: the rows of the savepoint, in hudi-rs too (which lists files from the metadata table, whose
+    delta commits of the restored writes went with them), and the clean keeps the savepoint's files."""
+    path = fixture_table(name, tmp_path_factory)
+    table = pyhudi.Table(spark, str(path))
+    options = _write_options(path)
+    pinned = table.timeline.latest_completed_write().time
+    before = rows(pyhudi.read(spark, path), _data(spark, path).columns)
+    assert table.savepoints.create(pinned)
+    assert any(p.name.startswith(f"{pinned}_") and p.name.endswith(".savepoint")
+               for p in (path / ".hoodie" / "timeline").iterdir())
+    data = _data(spark, path)
+    pyhudi.write(data.limit(2), path, options)
+    pyhudi.write(data.limit(1), path, {**options, "hoodie.datasource.write.operation": "delete"})
+    _same_as_hudi_rs(spark, path)
+    table.maintenance.clean({"hoodie.cleaner.commits.retained": "1"})
+    table.savepoints.restore(pinned)
+    assert rows(pyhudi.read(spark, path), _data(spark, path).columns) == before
+    _same_as_hudi_rs(spark, path)
+    table.savepoints.delete(pinned)
+    assert not table.savepoints.list()
+
+
 @pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"])
 def test_services_pyhudi_does_not_write_in_hudi1_format_refuse_and_change_nothing(spark, tmp_path_factory, name):
     path = fixture_table(name, tmp_path_factory)
     table = pyhudi.Table(spark, str(path))
     before = _files(path)
-    attempts = [lambda: table.maintenance.archive(),
-                lambda: table.savepoints.create(table.timeline.latest_completed_write().time)]
+    attempts = [lambda: table.maintenance.archive()]
     for attempt in attempts:
         with pytest.raises(errors.UnsupportedTableVersionError, match="cannot"):
             attempt()

@@ -122,7 +122,7 @@ def restore_to_savepoint(spark, path, instant_time: str) -> dict:
     """Restore the table to the savepoint `instant_time` (Hudi's `rollback_to_savepoint` procedure); returns the
     HoodieRestoreMetadata record."""
     table = HudiTable.load(str(path))
-    table.check_writable("restore")
+    table.check_writable("restore", hudi_1x=True)
     instant_time = normalize_instant_argument(instant_time)
     existing = savepoint_times(table.timeline())
     if instant_time not in existing:

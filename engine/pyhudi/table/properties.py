@@ -222,13 +222,14 @@ def check_writable_version(values: Mapping[str, str], where: str, action: str = 
                            hudi_1x: bool = False) -> None:
     """Refuse to change a table whose format pyhudi reads but does not write, before anything is written: versions
     8 and 9 (Hudi 1.x) take only the actions that write Hudi 1.x's format (`hudi_1x`: the write operations,
-    rollback, clean, compaction and clustering)."""
+    rollback, clean, compaction, clustering, savepoints and restore)."""
     version = values.get(C.TABLE_VERSION.key, "")
     if not version or version in WRITABLE_TABLE_VERSIONS or (hudi_1x and version in HUDI_1X_TABLE_VERSIONS):
         return
     raise UnsupportedTableVersionError(
         f"cannot {action} table {values.get(C.TABLE_NAME.key) or ''} ({where}): it has hoodie.table.version="
-        f"{version} (Hudi 1.x, timeline layout 2), where pyhudi writes, rolls back, cleans, compacts and clusters "
+        f"{version} (Hudi 1.x, timeline layout 2), where pyhudi writes, rolls back, cleans, compacts, clusters, "
+        "savepoints and restores "
         f"but cannot {action.split()[0]} yet. Do it with Hudi 1.x, or downgrade the table to version 6 with Hudi's "
         "`downgrade` CLI command.")
 

@@ -20,14 +20,14 @@ from pyhudi.commit.metadata_table.changes import clean_records, commit_records, 
 from pyhudi.commit.metadata_table.compaction import MAX_DELTA_COMMITS, compact
 from pyhudi.commit.metadata_table.deltacommit import undo_deltacommit, write_deltacommit
 from pyhudi.commit.metadata_table.files_slice import is_metadata_only, latest_slice
-from pyhudi.commit.metadata_table.records import FILES_PARTITION, record_schema_json
+from pyhudi.commit.metadata_table.records import FILES_PARTITION, FilesRecord, record_schema_json
 from pyhudi.storage import Storage
 from pyhudi.table.metadata_table import (METADATA_FOLDER, PARTITIONS, PARTITIONS_INFLIGHT, drop_metadata_table,
                                          metadata_partitions)
 from pyhudi.table.properties import HUDI_1X_TABLE_VERSIONS, read_table_properties, update_table_properties
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (CLEAN, CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, ROLLBACK,
-                             Instant, State, Timeline, instant_file, new_instant_time)
+from pyhudi.timeline import (CLEAN, CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, RESTORE,
+                             ROLLBACK, SAVEPOINT, Instant, State, Timeline, instant_file, new_instant_time)
 
 
 def metadata_storage(storage: Storage) -> Storage:
@@ -50,13 +50,14 @@ def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, 
     if not maintained(values) or not metadata_storage(storage).exists(f"{METAFOLDER}/hoodie.properties"):
         drop_metadata_table(storage)
         return
+    if instant.action == SAVEPOINT:   # pins files, changes none (and shares its commit's instant time)
+        return
     _drop_unmaintained(storage, values)
     mdt = metadata_storage(storage)
     schema = record_schema_json(values[C.TABLE_VERSION.key])
     valid = {i.time for i in Timeline.load(storage).completed()}
-    if instant.action == ROLLBACK:
-        for target in metadata.get("commitsRollback") or []:
-            undo_deltacommit(mdt, target)
+    for target in _rolled_back(instant, metadata):
+        undo_deltacommit(mdt, target)
     mdt_timeline = _settled(mdt)
     files_slice = latest_slice(mdt, mdt_timeline, valid)
     if len(files_slice.log_files) >= MAX_DELTA_COMMITS and _quiet(storage, instant):
@@ -67,11 +68,27 @@ def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, 
     crash_point("metadata_table.after_deltacommit")
 
 
-def _records(instant: Instant, metadata: dict[str, Any]):
+def _rolled_back(instant: Instant, metadata: dict[str, Any]) -> list[str]:
+    """The instants a rollback or restore undid: their metadata delta commits go too."""
+    if instant.action == ROLLBACK:
+        return list(metadata.get("commitsRollback") or [])
+    if instant.action == RESTORE:
+        return list(metadata.get("instantsToRollback") or [])
+    return []
+
+
+def _records(instant: Instant, metadata: dict[str, Any]) -> dict[str, FilesRecord]:
     if instant.action == CLEAN:
         return clean_records(metadata)
     if instant.action == ROLLBACK:
         return rollback_records(metadata)
+    if instant.action == RESTORE:   # HoodieRestoreMetadata: the rollback metadata of each instant it undid
+        records: dict[str, FilesRecord] = {}
+        for rollbacks in (metadata.get("hoodieRestoreMetadata") or {}).values():
+            for rollback in rollbacks or []:
+                for key, record in rollback_records(rollback).items():
+                    records.setdefault(key, FilesRecord(key)).merge(record)
+        return records
     return commit_records(metadata)
 
 
