@@ -324,6 +324,26 @@ def test_savepoint_and_restore_on_hudi1_tables(spark, tmp_path_factory, name):
     assert not table.savepoints.list()
 
 
+def test_truncate_starts_a_hudi1_table_over_in_its_version(spark, tmp_path_factory):
+    """TRUNCATE TABLE on a Java v9 table with a metadata table: no instant and no data file is left, the table keeps
+    version 9 and its layout, and the next write starts a new history (with a rebuilt files partition) that hudi-rs
+    reads as pyhudi does."""
+    from pyhudi.client.truncate import truncate_table
+
+    path = fixture_table("cow_v9_txns_simple_meta", tmp_path_factory)
+    data = _data(spark, path).limit(3).cache()
+    data.count()
+    truncate_table(str(path))
+    table = HudiTable.load(str(path))
+    assert (table.properties.version, table.properties.timeline_layout_version) == ("9", "2")
+    assert not table.timeline().instants and not list(path.rglob("*.parquet"))
+    assert pyhudi.read(spark, path).count() == 0
+    pyhudi.write(data, path, _write_options(path))
+    assert rows(pyhudi.read(spark, path), data.columns) == rows(data, data.columns)
+    _same_as_hudi_rs(spark, path)
+    data.unpersist()
+
+
 @pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"])
 def test_services_pyhudi_does_not_write_in_hudi1_format_refuse_and_change_nothing(spark, tmp_path_factory, name):
     path = fixture_table(name, tmp_path_factory)

@@ -7,7 +7,8 @@ LOCATION may hold other people's files, see pyhudi.client.drop), and the order k
 the process dies half-way. The completed instants go first, newest first, so every moment in between shows an
 earlier snapshot or an empty table (never a commit whose files are gone); then the rest of `.hoodie` (plans,
 archive, markers, heartbeats) except hoodie.properties; then the data files; then hoodie.properties is written
-again. All of it runs under the table lock (hoodie.write.lock.*), which is kept. The create schema becomes the table's latest writer schema, so a read of the empty table keeps columns
+again (in the table's own version and timeline layout; a version 8/9 table's metadata table is dropped first and
+rebuilt by its next write). All of it runs under the table lock (hoodie.write.lock.*), which is kept. The create schema becomes the table's latest writer schema, so a read of the empty table keeps columns
 added since it was created.
 """
 
@@ -22,7 +23,7 @@ from pyhudi import config as C
 from pyhudi.client.drop import is_table_file
 from pyhudi.transaction.lock import FileSystemLock, table_lock
 from pyhudi.storage import Storage
-from pyhudi.timeline import METAFOLDER
+from pyhudi.timeline import METAFOLDER, instant_file
 
 _PROPERTIES = f"{METAFOLDER}/hoodie.properties"
 
@@ -34,9 +35,11 @@ def truncate_table(location: str, options: Mapping[str, str] | None = None) -> N
     from pyhudi.table.metadata_table import drop_metadata_table
 
     table = HudiTable.load(location)
-    table.check_writable("truncate")
+    table.check_writable("truncate", hudi_1x=True)
     with table_lock(table.storage, options) as lock:
-        if drop_metadata_table(table.storage):   # first: no reader may list files from it while the instants go
+        # first: no reader may list files from it while the instants go
+        if drop_metadata_table(table.storage, "as TRUNCATE starts the table over (a version 8/9 table's next write "
+                                              "builds it again)"):
             table = HudiTable.load(location)     # its hoodie.properties changed
         values = dict(table.properties.values)
         schema = table.latest_avro_schema()
@@ -44,8 +47,8 @@ def truncate_table(location: str, options: Mapping[str, str] | None = None) -> N
             values[C.TABLE_CREATE_SCHEMA.key] = json.dumps(schema, separators=(",", ":"))
         storage = table.storage
         for instant in reversed(table.timeline().instants):
-            if instant.is_completed:
-                storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
+            if instant.is_completed:   # in the table's timeline layout (Hudi 1.x: .hoodie/timeline/<t>_<c>.<action>)
+                storage.delete_file(instant_file(storage, instant))
         _delete_metadata(storage, lock)
         _delete_data_files(storage)
         HudiTable.create(location, values)

@@ -31,8 +31,13 @@ def metadata_partitions(values: dict[str, str]) -> list[str]:
     return sorted({name.strip() for name in names.split(",") if name.strip()})
 
 
-def drop_metadata_table(storage: Storage) -> bool:
-    """Drop the table's metadata table if it has one (properties first, then the folder); True when it did."""
+_WHY = ("as Java Hudi's writer does with hoodie.metadata.enable=false: pyhudi keeps the metadata table of version 8 "
+        "and 9 tables only. Java writers with the metadata table enabled rebuild it from the file listing")
+
+
+def drop_metadata_table(storage: Storage, why: str = _WHY) -> bool:
+    """Drop the table's metadata table if it has one (properties first, then the folder); True when it did. The
+    warning says `why`."""
     try:
         values = read_table_properties(storage).values
     except FileNotFoundError:   # no hoodie.properties (a bare timeline): nothing can name a metadata table
@@ -46,8 +51,5 @@ def drop_metadata_table(storage: Storage) -> bool:
         crash_point("metadata_table.drop.after_properties")
     storage.delete_dir(METADATA_FOLDER)
     warnings.warn(f"table {values.get(C.TABLE_NAME.key)} at {storage.base_uri}: its metadata table "
-                  f"({METADATA_FOLDER}{': ' + ', '.join(named) if named else ''}) was dropped before this commit, as "
-                  "Java Hudi's writer does with hoodie.metadata.enable=false: pyhudi keeps the metadata table of "
-                  "version 8 and 9 tables only. Java writers with the metadata table enabled rebuild it from the "
-                  "file listing", stacklevel=3)
+                  f"({METADATA_FOLDER}{': ' + ', '.join(named) if named else ''}) was dropped, {why}", stacklevel=3)
     return True

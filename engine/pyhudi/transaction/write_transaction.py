@@ -81,7 +81,8 @@ class WriteTransaction:
         with self._locked():
             _, timeline = rollback_failed_writes_on(self.table, self.table.timeline(), self.options)
             if self.drops_metadata_table:
-                drop_metadata_table(self.storage)
+                drop_metadata_table(self.storage, "as hoodie.metadata.enable=false asks (Java Hudi's writer drops it "
+                                                  "the same way; Java writers with it enabled rebuild it)")
             elif can_build_files_partition(self.table.properties.values):
                 initialize_files_partition(self.storage)
             self.table.view(timeline=timeline).check_base_files(read_partitions)
