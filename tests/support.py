@@ -146,8 +146,7 @@ def assert_metadata_table_agrees(path, kept: bool) -> None:
     assert not table.properties.get("hoodie.table.metadata.partitions.inflight")
     mdt = metadata_storage(table.storage)
     assert sorted(mdt.list_dirs("")) == [".hoodie", "files"]
-    valid = {i.time for i in table.timeline().completed()}
-    records = read_files_records(mdt, latest_slice(mdt, Timeline.load(mdt), valid))
+    records = read_files_records(mdt, latest_slice(mdt, Timeline.load(mdt), table.timeline()))
     listed = {(data_partition(key), name) for key, record in records.items() if key != ALL_PARTITIONS_KEY
               for name in record.live()}
     base = Path(path)

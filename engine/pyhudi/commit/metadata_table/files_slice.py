@@ -3,7 +3,9 @@ slice (an HFile base file and the log files after it), and the records they merg
 
 Only what a reader may trust counts: a log file of a metadata deltacommit that completed, for a data instant that
 completed too (Java's metadata reader keeps only such instants, plus the metadata table's own initialising
-instants, which have no data instant). Log files belong to the slice of the latest completed base file whose
+instants, which have no data instant), or that is older than the data table's active timeline (archived after it
+completed: Java archives only what its metadata table has compacted, and undoes the metadata delta commit of
+what it rolls back). Log files belong to the slice of the latest completed base file whose
 instant is before their deltacommit's completion (Hudi 1.x slices by completion time).
 """
 
@@ -40,8 +42,16 @@ class FilesSlice:
         return f"{FILES_PARTITION}/{name}"
 
 
-def latest_slice(mdt: Storage, mdt_timeline: Timeline, valid_data_times: set[str]) -> FilesSlice:
+def trusted_instants(data_timeline: Timeline):
+    """Whether a metadata delta commit's instant may be trusted, given the data table's timeline."""
+    done = {i.time for i in data_timeline.completed()}
+    oldest = data_timeline.instants[0].time if data_timeline.instants else ""
+    return lambda instant: is_metadata_only(instant) or instant in done or instant < oldest
+
+
+def latest_slice(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline) -> FilesSlice:
     """The latest file slice of the files partition, with only trusted log files (see the module docstring)."""
+    trusted = trusted_instants(data_timeline)
     completed = {i.time: i for i in mdt_timeline.completed([COMMIT, DELTA_COMMIT])}
     bases, logs = [], []
     for info in mdt.list_files(FILES_PARTITION):
@@ -51,7 +61,7 @@ def latest_slice(mdt: Storage, mdt_timeline: Timeline, valid_data_times: set[str
         elif info.base_name.startswith(f".{FILE_GROUP}_") and ".log." in info.base_name:
             instant = parse_log_file_path(info.base_name)[1]
             done = completed.get(instant)
-            if done is not None and (is_metadata_only(instant) or instant in valid_data_times):
+            if done is not None and trusted(instant):
                 logs.append((done.completion_time or instant, info.base_name, instant))
     if not bases:
         raise CorruptFileError(f"{mdt.base_uri}/{FILES_PARTITION} has no completed base file; set "

@@ -55,15 +55,15 @@ def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, 
     _drop_unmaintained(storage, values)
     mdt = metadata_storage(storage)
     schema = record_schema_json(values[C.TABLE_VERSION.key])
-    valid = {i.time for i in Timeline.load(storage).completed()}
+    data_timeline = Timeline.load(storage)
     for target in _rolled_back(instant, metadata):
         undo_deltacommit(mdt, target)
     mdt_timeline = _settled(mdt)
-    files_slice = latest_slice(mdt, mdt_timeline, valid)
-    if len(files_slice.log_files) >= MAX_DELTA_COMMITS and _quiet(storage, instant):
+    files_slice = latest_slice(mdt, mdt_timeline, data_timeline)
+    if len(files_slice.log_files) >= MAX_DELTA_COMMITS and _quiet(data_timeline, instant):
         compact(mdt, new_instant_time(after=instant.time, zone=mdt_timeline.zone), files_slice, schema)
         crash_point("metadata_table.after_compaction")
-        files_slice = latest_slice(mdt, Timeline.load(mdt), valid)
+        files_slice = latest_slice(mdt, Timeline.load(mdt), data_timeline)
     write_deltacommit(mdt, instant.time, _records(instant, metadata), schema, files_slice)
     crash_point("metadata_table.after_deltacommit")
 
@@ -120,7 +120,7 @@ def _settled(mdt: Storage) -> Timeline:
     return Timeline.load(mdt) if pending else timeline
 
 
-def _quiet(storage: Storage, instant: Instant) -> bool:
+def _quiet(data_timeline: Timeline, instant: Instant) -> bool:
     """Compact only when no other data instant is pending (its metadata delta commit could still come)."""
-    pending = Timeline.load(storage).pending([COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, CLUSTERING])
+    pending = data_timeline.pending([COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, CLUSTERING])
     return all(i.time == instant.time or is_metadata_only(i.time) for i in pending)
