@@ -27,6 +27,7 @@ import contextlib
 import warnings
 from typing import Mapping
 
+from pyhudi import config as C
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.commit.metadata_table import can_build_files_partition, initialize_files_partition
 from pyhudi.commit.metadata import CommitMetadata, written_file_ids
@@ -39,8 +40,6 @@ from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.testing import crash_point
 from pyhudi.timeline import COMMIT, COMPACTION, Instant, Timeline, new_instant_time
 
-METADATA_ENABLE = "hoodie.metadata.enable"
-
 
 class WriteTransaction:
     def __init__(self, table: HudiTable, options: Mapping[str, str]):
@@ -50,7 +49,7 @@ class WriteTransaction:
         self.occ = str(self.options.get(CONCURRENCY_KEY, "")).strip().lower() == OCC
         # hoodie.metadata.enable (Hudi's default true) builds the files partition of a version 8/9 table that has
         # none, as Java's writer initialises it; false drops the metadata table (Java's writer with it disabled)
-        self.drops_metadata_table = str(self.options.get(METADATA_ENABLE, "")).strip().lower() == "false"
+        self.drops_metadata_table = str(self.options.get(C.METADATA_ENABLE.key, "")).strip().lower() == "false"
         self.heartbeat: Heartbeat | None = None
         self._seen: set[tuple[str, str]] = set()
         self.instant_time: str | None = None

@@ -29,4 +29,5 @@ def undo_metadata_deltacommit(storage: Storage, instant_time: str) -> bool:
     return undo_deltacommit(mdt, instant_time)
 
 
-__all__ = ["can_build_files_partition", "initialize_files_partition", "maintained", "metadata_storage", "sync_metadata_table", "undo_metadata_deltacommit"]
+__all__ = ["can_build_files_partition", "initialize_files_partition", "maintained", "metadata_storage",
+           "sync_metadata_table", "undo_metadata_deltacommit"]

@@ -17,8 +17,13 @@ from typing import Any
 from pyhudi.commit.metadata_table.records import ALL_PARTITIONS_KEY, FileEntry, FilesRecord, partition_key
 
 
+def _record(records: dict[str, FilesRecord], partition: str) -> FilesRecord:
+    """The partition's record, created empty (a partition the instant touched is listed even with no file)."""
+    return records.setdefault(partition_key(partition), FilesRecord(partition_key(partition)))
+
+
 def _add(records: dict[str, FilesRecord], partition: str, name: str, entry: FileEntry) -> None:
-    record = records.setdefault(partition_key(partition), FilesRecord(partition_key(partition)))
+    record = _record(records, partition)
     record.merge(FilesRecord(record.key, {name: entry}))
 
 
@@ -34,7 +39,7 @@ def commit_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
     records: dict[str, FilesRecord] = {}
     stats = metadata.get("partitionToWriteStats") or {}
     for partition, partition_stats in stats.items():
-        _add_partition(records, partition)
+        _record(records, partition)
         for stat in partition_stats or []:
             path = stat.get("path")
             if path:
@@ -43,10 +48,6 @@ def commit_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
                 _add(records, partition, posixpath.basename(cdc_path), FileEntry(int(size or 0)))
     _partitions(records, sorted(stats))
     return records
-
-
-def _add_partition(records: dict[str, FilesRecord], partition: str) -> None:
-    records.setdefault(partition_key(partition), FilesRecord(partition_key(partition)))
 
 
 def clean_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:

@@ -10,7 +10,7 @@ from pyhudi.commit.compaction_plan import (TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE
                                            CompactionPlan)
 from pyhudi.commit.metadata_table.deltacommit import WRITE_TOKEN
 from pyhudi.commit.metadata_table.files_slice import FILE_GROUP, FilesSlice, read_files_records
-from pyhudi.commit.metadata_table.records import FILES_PARTITION, FilesRecord, encode_record
+from pyhudi.commit.metadata_table.records import FILES_PARTITION, FilesRecord, cells
 from pyhudi.file_group.bloom_filter import BloomFilter
 from pyhudi.file_group.hfile import write_hfile
 from pyhudi.storage import Storage
@@ -30,13 +30,12 @@ def base_file_bytes(records: dict[str, FilesRecord], schema_json: str, name: str
     values name the file; file info holds the schema, the bloom filter's type and the min and max record keys;
     the bloom filter of the keys is the `bloomFilter` meta block."""
     keys = sorted(records, key=str.encode)
-    cells = [(key.encode(), encode_record(records[key], schema_json, name)) for key in keys]
     bloom = BloomFilter.create()
     bloom.add_keys(keys)
     info = {b"schema": schema_json.encode(), b"bloomFilterTypeCode": bloom.type_code.encode()}
     if keys:
         info.update({b"minRecordKey": keys[0].encode(), b"maxRecordKey": keys[-1].encode()})
-    return write_hfile(cells, file_info=info, block_size=BASE_BLOCK_SIZE, compression="gz",
+    return write_hfile(cells(records, schema_json, name), file_info=info, block_size=BASE_BLOCK_SIZE, compression="gz",
                        meta_blocks={b"bloomFilter": bloom.serialize().encode()})
 
 

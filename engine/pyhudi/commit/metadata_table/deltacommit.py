@@ -6,7 +6,7 @@ HFILE_DATA_BLOCK of HoodieMetadataRecords keyed by partition), and undoing one t
 from __future__ import annotations
 
 from pyhudi.commit.metadata_table.files_slice import FILE_GROUP, FilesSlice
-from pyhudi.commit.metadata_table.records import FILES_PARTITION, FilesRecord, encode_record
+from pyhudi.commit.metadata_table.records import FILES_PARTITION, FilesRecord, cells
 from pyhudi.file_group.hfile import write_hfile
 from pyhudi.file_group.log_block.model import BlockType, LogBlock
 from pyhudi.file_group.log_file import parse_log_file_path, write_log_file
@@ -22,9 +22,8 @@ LOG_BLOCK_SIZE = 64 * 1024   # HFile block size of a log block's HFile (HoodieHF
 
 def hfile_bytes(records: dict[str, FilesRecord], schema_json: str) -> bytes:
     """The records as an HFile (key: the record key, value: its Avro binary), ordered by key, schema in file info."""
-    cells = [(key.encode(), encode_record(records[key], schema_json)) for key in sorted(records, key=str.encode)]
-    return write_hfile(cells, file_info={b"schema": schema_json.encode()}, block_size=LOG_BLOCK_SIZE,
-                       compression="gz")
+    return write_hfile(cells(records, schema_json), file_info={b"schema": schema_json.encode()},
+                       block_size=LOG_BLOCK_SIZE, compression="gz")
 
 
 def write_deltacommit(mdt: Storage, instant_time: str, records: dict[str, FilesRecord], schema_json: str,

@@ -98,6 +98,13 @@ def encode_record(record: FilesRecord, schema_json: str, file_name: str | None =
     return out.getvalue()
 
 
+def cells(records: dict[str, FilesRecord], schema_json: str,
+          file_name: str | None = None) -> list[tuple[bytes, bytes]]:
+    """The records as HFile cells (key, Avro value), in the HFile's key order (unsigned bytes)."""
+    return [(key.encode(), encode_record(records[key], schema_json, file_name))
+            for key in sorted(records, key=str.encode)]
+
+
 def decode_record(key: str, data: bytes, schema_json: str, where: str) -> FilesRecord | None:
     """The files record of an HFile cell (its key, its Avro binary value); None for records of other types;
     CorruptFileError naming `where`."""

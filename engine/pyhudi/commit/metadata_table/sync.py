@@ -47,13 +47,13 @@ def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, 
         values = read_table_properties(storage).values
     except FileNotFoundError:   # a bare timeline: nothing can name a metadata table
         return
-    if not maintained(values) or not metadata_storage(storage).exists(f"{METAFOLDER}/hoodie.properties"):
+    mdt = metadata_storage(storage)
+    if not maintained(values) or not mdt.exists(f"{METAFOLDER}/hoodie.properties"):
         drop_metadata_table(storage)
         return
     if instant.action == SAVEPOINT:   # pins files, changes none (and shares its commit's instant time)
         return
-    _drop_unmaintained(storage, values)
-    mdt = metadata_storage(storage)
+    _drop_unmaintained(storage, mdt, values)
     schema = record_schema_json(values[C.TABLE_VERSION.key])
     data_timeline = Timeline.load(storage)
     for target in _rolled_back(instant, metadata):
@@ -92,13 +92,12 @@ def _records(instant: Instant, metadata: dict[str, Any]) -> dict[str, FilesRecor
     return commit_records(metadata)
 
 
-def _drop_unmaintained(storage: Storage, values: dict[str, str]) -> None:
+def _drop_unmaintained(storage: Storage, mdt: Storage, values: dict[str, str]) -> None:
     """Unname every metadata partition but `files`, then delete their folders (Java's deleteMetadataIndex)."""
     others = [p for p in metadata_partitions(values) if p != FILES_PARTITION]
     if others or values.get(PARTITIONS) != FILES_PARTITION:
         update_table_properties(storage, {PARTITIONS: FILES_PARTITION, PARTITIONS_INFLIGHT: ""})
         crash_point("metadata_table.after_unnaming_indexes")
-    mdt = metadata_storage(storage)
     for folder in mdt.list_dirs(""):
         if folder not in (FILES_PARTITION, METAFOLDER):
             mdt.delete_dir(folder)
