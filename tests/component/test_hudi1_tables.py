@@ -261,6 +261,36 @@ def test_a_metadata_table_pyhudi_builds_lists_every_file(spark, tmp_path, versio
     _same_as_hudi_rs(spark, path)
 
 
+@pytest.mark.parametrize("version", ["8", pytest.param("9", marks=[] if LONG else [
+    pytest.mark.skip(reason="both versions: PYHUDI_LONG_TESTS=1")])])
+def test_clean_keeps_the_slice_a_hudi1_log_file_belongs_to(spark, tmp_path, version):
+    """Hudi 1.x names a log file by the delta commit that wrote it, not by its slice's base instant: the cleaner
+    must slice logs by completion time as readers do. Grouping them by the instant in their names once made a clean
+    with one retained commit delete the base file of the latest slice, so keys no later log updated vanished."""
+    path = tmp_path / "t"
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+               "hoodie.write.table.version": version, "hoodie.parquet.small.file.limit": "0"}
+    schema = "id int, v string, ts long"
+
+    def write(values):
+        return pyhudi.write(spark.createDataFrame(values, schema), path, options).instant_time
+
+    write([(1, "a", 1), (2, "b", 1), (3, "c", 1)])
+    write([(1, "a2", 2)])
+    table = pyhudi.Table(spark, str(path))
+    assert table.maintenance.compact(options={"hoodie.compact.inline.max.delta.commits": "1"})
+    write([(1, "a3", 3)])
+    last = write([(2, "b3", 4)])
+    result = table.maintenance.clean({"hoodie.cleaner.commits.retained": "1"})
+    expected = [(1, "a3"), (2, "b3"), (3, "c")]
+    assert rows(pyhudi.read(spark, path), ["id", "v"]) == expected
+    assert rows(pyhudi.read(spark, path, {"as.of.instant": last}), ["id", "v"]) == expected
+    _same_as_hudi_rs(spark, path)
+    deleted = [name for names in result.deleted_files.values() for name in names]
+    assert len(deleted) == 2 and sum(".log." in name for name in deleted) == 1   # the first slice, whole
+
+
 def test_delta_commits_on_hudi1_tables_write_their_own_log_files(spark, tmp_path_factory):
     """Hudi 1.x never appends to a log file: each delta commit writes new ones named by its instant time."""
     path = fixture_table("mor_avro_v9_txns_simple_meta", tmp_path_factory)

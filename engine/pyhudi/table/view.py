@@ -8,7 +8,7 @@ drops file groups replaced by a completed replacecommit.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
 
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.model import BaseFile, FileGroup, FileSlice, LogFile
@@ -18,6 +18,25 @@ from pyhudi.timeline import CLUSTERING, COMPACTION, REPLACE_COMMIT, WRITE_ACTION
 
 if TYPE_CHECKING:
     from pyhudi.table import HudiTable
+
+
+K = TypeVar("K")
+L = TypeVar("L")
+
+
+def slice_logs_by_completion(starts: dict[K, list[str]], logs: Iterable[tuple[K, str, L]],
+                             completion_of: Callable[[str], str]) -> Iterator[tuple[K, str, L]]:
+    """Hudi 1.x's file slicing (timeline layout 2), for the view and the cleaner alike: a log file is named by the
+    delta commit that wrote it and belongs to the slice of its file group with the greatest base instant at or
+    before that delta commit's completion time (`starts`: the file group's base instants, pending compactions'
+    included; grown here). A file group of log files only starts its slice at its first delta commit. `logs` are
+    (file group, delta commit time, log) of completed delta commits; yields (file group, slice base instant, log)."""
+    for group, written, log in sorted(logs, key=lambda item: completion_of(item[1])):
+        completed = completion_of(written)
+        candidates = [t for t in starts.get(group, ()) if t <= completed]
+        if not candidates:
+            starts.setdefault(group, []).append(written)
+        yield group, max(candidates) if candidates else written, log
 
 
 class FileSystemView:
@@ -93,30 +112,25 @@ class FileSystemView:
 
     def _slice_logs_by_completion(self, slices: dict[tuple[str, str, str], FileSlice],
                                   logs: list[tuple[str, LogFile]]) -> None:
-        """Timeline layout 2 (Hudi 1.x): a log file is named by the delta commit that wrote it and belongs to the
-        slice with the greatest base instant at or before that delta commit's completion time, a slice a pending
-        compaction opened included. A log of a delta commit that did not complete (or is past `as_of`) is not
-        part of the table; a file group of log files only starts its slice at its first delta commit."""
+        """Timeline layout 2 (Hudi 1.x): logs join slices by their delta commit's completion time
+        (slice_logs_by_completion), a slice a pending compaction opened included. A log of a delta commit that did
+        not complete (or is past `as_of`) is not part of the table."""
         starts: dict[tuple[str, str], list[str]] = {}
         for partition, file_id, base_instant in slices:
             starts.setdefault((partition, file_id), []).append(base_instant)
         for (partition, file_id), compaction_time in self.pending_compaction_groups.items():
             starts.setdefault((partition, file_id), []).append(compaction_time)
-        for partition, log in sorted(logs, key=lambda item: self._completion_of(item[1].base_instant)):
+        visible = []
+        for partition, log in logs:
             written = log.base_instant
             if written in self._pending_compactions:   # a log of layout 1 (before an upgrade) named by its slice
                 key = (partition, log.file_id, written)
                 slices.setdefault(key, FileSlice(partition, log.file_id, written)).log_files.append(log)
-                continue
-            if written not in self.visible_instants and not self.before_timeline_start(written):
-                continue
-            completed = self._completion_of(written)
-            candidates = [t for t in starts.get((partition, log.file_id), ()) if t <= completed]
-            base_instant = max(candidates) if candidates else written
-            if not candidates:
-                starts.setdefault((partition, log.file_id), []).append(written)
-            key = (partition, log.file_id, base_instant)
-            slices.setdefault(key, FileSlice(partition, log.file_id, base_instant)).log_files.append(log)
+            elif written in self.visible_instants or self.before_timeline_start(written):
+                visible.append(((partition, log.file_id), written, log))
+        for (partition, file_id), base_instant, log in slice_logs_by_completion(starts, visible, self._completion_of):
+            key = (partition, file_id, base_instant)
+            slices.setdefault(key, FileSlice(partition, file_id, base_instant)).log_files.append(log)
 
     def _completion_of(self, instant_time: str) -> str:
         """A write's completion time (its requested time when the timeline does not say: archived or legacy)."""

@@ -34,6 +34,7 @@ from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_file, partition_of
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
+from pyhudi.table.view import slice_logs_by_completion
 from pyhudi.timeline import COMPACTION, REPLACE_COMMIT, Instant, Timeline
 
 PLAN_VERSION = 2              # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
@@ -150,13 +151,14 @@ class _Planner:
         return out
 
     def _pending_compaction_bases(self) -> dict[tuple[str, str], str]:
-        """(partition, file id) -> base instant of the slice a pending compaction reads."""
-        if not self.pending_compactions:
-            return {}
+        """(partition, file id) -> base instant of the slice a pending compaction reads (and in
+        self.compaction_groups: the pending compaction's own instant, which opens the next slice)."""
+        self.compaction_groups: dict[tuple[str, str], str] = {}
         out = {}
         for t in sorted(self.pending_compactions):
             for op in read_compaction_plan(self.table.storage, t).operations:
                 out[op.file_group] = op.base_instant
+                self.compaction_groups[op.file_group] = t
         return out
 
     def _committed(self, instant_time: str) -> bool:
@@ -166,6 +168,7 @@ class _Planner:
     def _groups(self, partition: str, names: list[str]) -> dict[str, list[_Slice]]:
         """file id -> committed slices, newest first. Files of pending or failed writes are not the cleaner's."""
         slices: dict[tuple[str, str], _Slice] = {}
+        logs: list[tuple[str, str, str]] = []      # (file id, instant in the log's name, name)
         for name in names:
             parsed = parse_base_file_name(name)
             if parsed:
@@ -174,8 +177,13 @@ class _Planner:
                     continue
                 slices.setdefault((file_id, instant_time), _Slice(instant_time, [])).files.insert(0, name)
                 continue
-            file_id, base_instant, _, _ = parse_log_file_name(name) or parse_cdc_log_name(name)
-            slices.setdefault((file_id, base_instant), _Slice(base_instant, [])).files.append(name)
+            file_id, named_instant, _, _ = parse_log_file_name(name) or parse_cdc_log_name(name)
+            logs.append((file_id, named_instant, name))
+        if self.timeline.layout.version == 2:
+            self._slice_logs_by_completion(partition, slices, logs)
+        else:   # layout 1: a log file is named by the base instant of its slice
+            for file_id, base_instant, name in logs:
+                slices.setdefault((file_id, base_instant), _Slice(base_instant, [])).files.append(name)
         groups: dict[str, list[_Slice]] = {}
         for (file_id, base_instant), slice_ in slices.items():
             has_base = parse_base_file_name(slice_.files[0]) is not None
@@ -185,6 +193,23 @@ class _Planner:
         for group in groups.values():
             group.sort(key=lambda s: s.base_instant, reverse=True)
         return groups
+
+    def _slice_logs_by_completion(self, partition: str, slices: dict[tuple[str, str], _Slice],
+                                  logs: list[tuple[str, str, str]]) -> None:
+        """Timeline layout 2 (Hudi 1.x): a log file is named by its delta commit and joins the slice open when that
+        delta commit completed, as the file-system view slices it (a log of a failed write is the rollback's)."""
+        starts: dict[str, list[str]] = {}
+        for file_id, base_instant in slices:
+            starts.setdefault(file_id, []).append(base_instant)
+        for (group_partition, file_id), compaction_time in self.compaction_groups.items():
+            if group_partition == partition:
+                starts.setdefault(file_id, []).append(compaction_time)
+        committed = [(file_id, written, name) for file_id, written, name in logs if self._committed(written)]
+        for file_id, base_instant, name in slice_logs_by_completion(starts, committed, self._completion_of):
+            slices.setdefault((file_id, base_instant), _Slice(base_instant, [])).files.append(name)
+
+    def _completion_of(self, instant_time: str) -> str:
+        return self.timeline.completion_time(instant_time) or instant_time
 
     def _is_pinned(self, partition: str, slice_: _Slice) -> bool:
         return any(partition_file(partition, name) in self.pinned for name in slice_.files)
