@@ -32,6 +32,8 @@ def run(spark, path: str, options: dict, action: list):
         return [i.time for i in pyhudi.cluster(spark, path, options=options)]
     if kind == "clean":
         return bool(pyhudi.clean(spark, path, {**options, **(arg or {})}))
+    if kind == "archive":
+        return [i.time for i in pyhudi.archive(spark, path, options)]
     if kind == "rollback":
         return bool(pyhudi.rollback_to_instant(spark, path, arg))
     if kind == "savepoint":

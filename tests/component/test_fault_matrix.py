@@ -87,8 +87,21 @@ ACTIONS = {
     "upsert_mdt_v8_indexes": (["metadata_table.after_unnaming_indexes"], ("COPY_ON_WRITE",)),
     "upsert_mdt_v8_compact": (["metadata_table.compaction.after_base_file", "metadata_table.after_compaction"],
                               ("COPY_ON_WRITE", "MERGE_ON_READ")),
+    # archiving a version 8 table into its LSM timeline history: its fourth run (batch size 2) writes a layer-0
+    # file, compacts layers 0 and 1, and cleans old manifests and files, then removes the instants it archived
+    "archive_v8": (["lsm_history.write.after_data_file", "lsm_history.write.after_manifest",
+                    "lsm_history.write.after_version", "lsm_history.compaction.after_data_file",
+                    "lsm_history.compaction.after_manifest", "lsm_history.compaction.after_version",
+                    "lsm_history.clean.after_manifests", "archive.after_history"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
+    # the metadata table's own clean of old file slices of its files partition
+    "upsert_mdt_v8_clean": (["metadata_table.clean.after_inflight", "metadata_table.after_clean"],
+                            ("COPY_ON_WRITE",)),
 }
 MDT_V8 = {"hoodie.write.table.version": "8", "hoodie.metadata.enable": "true"}
+ARCHIVE_V8 = {"hoodie.write.table.version": "8", "hoodie.metadata.enable": "false", "hoodie.keep.min.commits": "2",
+              "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1",
+              "hoodie.timeline.compaction.batch.size": "2", "hoodie.archive.automatic": "false",
+              "hoodie.compact.inline": "true"}
 CI_CASES = {
     ("MERGE_ON_READ", "upsert", "write.before_complete"),
     ("COPY_ON_WRITE", "insert_overwrite", "write.executor.after_file"),
@@ -100,6 +113,7 @@ CI_CASES = {
     ("MERGE_ON_READ", "cluster", "clustering.before_commit"),
     ("COPY_ON_WRITE", "upsert_mdt", "metadata_table.drop.after_properties"),
     ("MERGE_ON_READ", "upsert_mdt_v8", "metadata_table.after_deltacommit"),
+    ("MERGE_ON_READ", "archive_v8", "lsm_history.compaction.after_manifest"),
 }
 # task failure points (first attempt fails, Spark retries) x the actions that pass them
 TASK_FAILURE_ACTIONS = {"write.executor.after_file": ["upsert", "insert", "bulk_insert", "delete", "insert_overwrite"],
@@ -217,12 +231,25 @@ def _prepare(case: Case, action: str, tmp_path):
         case.options = {**case.options, "hoodie.write.table.version": "8", "hoodie.metadata.enable": "false"}
     elif action.startswith("upsert_mdt_v8"):
         case.options = {**case.options, **MDT_V8}
+    elif action == "archive_v8":
+        case.options = {**case.options, **ARCHIVE_V8}
     case.write("insert", case.records(range(8), "i"))
     case.model = {r[0]: r for r in [(k, f"i{k}_1", 1, _part(k)) for k in range(8)]}
     case.upsert([0, 1, 2, 3])
     if action == "upsert_mdt_v8_compact":   # the action's delta commit is the files partition's eleventh
         for _ in range(7):
             case.upsert([6, 7])
+    if action == "upsert_mdt_v8_clean":   # the 31st write: 20 commits past the first compaction, the first clean
+        for _ in range(28):
+            case.upsert([6, 7])
+    if action == "archive_v8":            # three archive runs: layer 0 holds one file, layer 1 one
+        for _ in range(3):
+            case.upsert([6, 7])
+            case.upsert([6, 7])
+            assert pyhudi.archive(case.spark, case.path, case.options)
+        case.upsert([6, 7])
+        case.upsert([6, 7])
+        return ["archive"], dict(case.model), partial
     before = dict(case.model)
     partial = None
     if action == "upsert_mdt":
@@ -291,7 +318,7 @@ def _expected(action: str, point: str, before: dict, after: dict, partial: dict 
         return (before if point == "rollback.after_plan" else after), after
     if action == "restore":
         return partial, after
-    if point == "write.after_complete" or action in ("compact", "clean", "savepoint", "cluster"):
+    if point == "write.after_complete" or action in ("compact", "clean", "savepoint", "cluster", "archive_v8"):
         return after, after
     return before, before
 
@@ -336,6 +363,7 @@ def test_crash_point(spark, tmp_path, table_type, action, point):
     before = dict(case.model)
     occ = OCC if action == "upsert_occ" else {}
 
+    written_before = {i.time for i in HudiTable.load(path).timeline().completed_writes()}
     result = _run_worker(case, spec, point, tmp_path, occ)
     where = f"after a crash at {point} in {action} ({table_type})"
     if point.endswith("executor.after_file"):   # the task died, the driver aborted the write and raised
@@ -369,6 +397,11 @@ def test_crash_point(spark, tmp_path, table_type, action, point):
         assert not has_metadata_table(path) and not (Path(path) / ".hoodie" / "hoodie.properties.backup").exists()
     if action.startswith("upsert_mdt_v8"):   # the metadata table lists exactly the table's files
         assert_metadata_table_agrees(path, True)
+    if action == "archive_v8":   # every completed write is on the active timeline or in the history, readable
+        from pyhudi.timeline.lsm_history import read_history
+        timeline = HudiTable.load(path).timeline()
+        history = {i.time for i in read_history(HudiTable.load(path).storage, timeline.layout.history_folder)}
+        assert written_before <= history | {i.time for i in timeline.completed_writes()}, where
 
 
 @pytest.mark.parametrize("table_type,action,point", _task_failure_cases())

@@ -261,6 +261,34 @@ def test_a_metadata_table_pyhudi_builds_lists_every_file(spark, tmp_path, versio
     _same_as_hudi_rs(spark, path)
 
 
+def test_the_metadata_table_cleans_its_old_file_slices(spark, tmp_path, monkeypatch):
+    """The files partition is compacted every 10 delta commits and cleaned once 20 commits are past a slice (as
+    Java's metadata writer does); here both counts are lowered so a few writes pass several of each. The cleaned
+    slices' HFiles and log files are gone, a clean instant records them, and the latest slice still lists exactly
+    the table's files, as hudi-rs reads them."""
+    from pyhudi.commit.metadata_table import clean, metadata_storage, sync
+    from pyhudi.timeline import CLEAN, COMMIT, Timeline
+
+    monkeypatch.setattr(sync, "MAX_DELTA_COMMITS", 4)
+    monkeypatch.setattr(clean, "RETAINED_COMMITS", 3)
+    path = tmp_path / "t"
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+               "hoodie.datasource.write.partitionpath.field": "dt", "hoodie.write.table.version": "8",
+               "hoodie.parquet.small.file.limit": "0"}
+    for n in range(16):
+        pyhudi.write(spark.createDataFrame([(n % 3, f"v{n}", n, f"d{n % 2}")], "id int, v string, ts long, dt string"),
+                     path, options)
+    mdt = metadata_storage(HudiTable.load(str(path)).storage)
+    timeline = Timeline.load(mdt)
+    cleans, compactions = timeline.completed([CLEAN]), timeline.completed([COMMIT])
+    assert cleans and len(compactions) >= 3
+    on_disk = {info.base_name for info in mdt.list_files("files")}
+    assert not any(compactions[0].time in name for name in on_disk)    # the first compaction's slice is gone
+    assert "files-0000-0_0-0-0_00000000000000000.hfile" not in on_disk   # and the initial one
+    _same_as_hudi_rs(spark, path)
+
+
 @pytest.mark.parametrize("version", ["8", pytest.param("9", marks=[] if LONG else [
     pytest.mark.skip(reason="both versions: PYHUDI_LONG_TESTS=1")])])
 def test_clean_keeps_the_slice_a_hudi1_log_file_belongs_to(spark, tmp_path, version):
@@ -375,15 +403,44 @@ def test_truncate_starts_a_hudi1_table_over_in_its_version(spark, tmp_path_facto
 
 
 @pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"])
-def test_services_pyhudi_does_not_write_in_hudi1_format_refuse_and_change_nothing(spark, tmp_path_factory, name):
+def test_archive_moves_old_instants_of_a_hudi1_table_into_the_lsm_history(spark, tmp_path_factory, name,
+                                                                           monkeypatch):
+    """Archiving a Java-written Hudi 1.x table writes its old instants into the LSM timeline history (Java's
+    format, timeline/lsm_history.py) with the bytes of their instant files, then removes them from the active
+    timeline; only instants before the metadata table's last compaction go, as Java's archiver keeps them. The
+    table reads the same in pyhudi and in hudi-rs (which lists its files from the metadata table), also after more
+    writes, and completion times of archived delta commits come from the history."""
+    from pyhudi.commit.metadata_table import sync
+    from pyhudi.timeline.lsm_history import read_history
+
+    monkeypatch.setattr(sync, "MAX_DELTA_COMMITS", 2)   # a metadata-table compaction within a few writes
     path = fixture_table(name, tmp_path_factory)
+    options = _write_options(path)
+    data = _data(spark, path).limit(2).cache()
+    for _ in range(4):
+        pyhudi.write(data, path, options)
     table = pyhudi.Table(spark, str(path))
-    before = _files(path)
-    attempts = [lambda: table.maintenance.archive()]
-    for attempt in attempts:
-        with pytest.raises(errors.UnsupportedTableVersionError, match="cannot"):
-            attempt()
-        assert _files(path) == before
+    timeline = HudiTable.load(str(path)).timeline()
+    instant_bytes = {i.time: (path / timeline.path_of(i)).read_bytes() for i in timeline.completed()}
+    completions = {i.time: i.completion_time for i in timeline.completed()}
+    expected = rows(pyhudi.read(spark, path), data.columns)
+    archived = table.maintenance.archive({"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
+                                          "hoodie.cleaner.commits.retained": "1"})
+    assert archived
+    after = HudiTable.load(str(path)).timeline()
+    assert not {i.time for i in archived} & {i.time for i in after.instants}
+    history = {i.time: i for i in read_history(HudiTable.load(str(path)).storage, after.layout.history_folder)}
+    for instant in archived:
+        entry = history[instant.time]
+        assert (entry.action, entry.metadata or b"") == (instant.action, instant_bytes[instant.time])
+        assert entry.completion_time == (completions[instant.time] or instant.time)
+        assert after.completion_time(instant.time) == entry.completion_time or instant.action not in (
+            "commit", "deltacommit", "replacecommit")
+    assert rows(pyhudi.read(spark, path), data.columns) == expected
+    _same_as_hudi_rs(spark, path)
+    pyhudi.write(data, path, options)
+    _same_as_hudi_rs(spark, path)
+    data.unpersist()
 
 
 def test_cdc_queries_are_refused_clearly(spark, tmp_path_factory):

@@ -1,5 +1,5 @@
-"""Model-based test over the table settings a user can choose: each sequence draws its settings once (table type,
-index type, global index partition moves, payload class, partitioning and its path encoding, simple or composite
+"""Model-based test over the table settings a user can choose: each sequence draws its settings once (table version
+6, 8 or 9, table type, index type, global index partition moves, payload class, partitioning and its path encoding, simple or composite
 record key, file sizing, inline compaction / automatic clean and archive), then random writes and table services,
 each checked against an in-memory model of Hudi 0.14/0.15 semantics (see `SettingsModel`).
 
@@ -9,7 +9,8 @@ stored rows, insert_overwrite (one partition), insert_overwrite_table, delete_pa
 clustering (refused on a BUCKET table: ConfigError, nothing changes) and clean.
 
 After every step pyhudi.read returns the model's rows (data columns and _hoodie_partition_path). At the end of each
-sequence hudi-rs reads the same rows (a merge-on-read table under PartialUpdate / OverwriteNonDefaults is compacted
+sequence hudi-rs reads the same rows (on version 8/9 it lists the files from the metadata table pyhudi keeps, which
+must list exactly the files in storage; a merge-on-read table under PartialUpdate / OverwriteNonDefaults is compacted
 first: hudi-rs refuses log merges with a merger of its own) and no stray, missing or pending file or instant is left.
 
 Model simplification (Hudi itself, not a shortcut of pyhudi): a merge-on-read slice folds its log records with the
@@ -41,7 +42,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import pyhudi
 from file_audit import CLEAN, leftovers
 from pyhudi.errors import ConfigError
-from support import hudi_rs_read, rows
+from support import assert_metadata_table_agrees, hudi_rs_read, rows
 
 LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
 EXAMPLES = int(os.environ.get("PYHUDI_SETTINGS_MODEL_EXAMPLES", "1000" if LONG else "3"))
@@ -105,19 +106,20 @@ class SettingsModel(RuleBasedStateMachine):
         self.cfg: dict = {}
 
     # --- settings -----------------------------------------------------------------------------------------
-    @initialize(table_type=st.sampled_from(["COPY_ON_WRITE", "MERGE_ON_READ"]), index=st.sampled_from(INDEXES),
+    @initialize(version=st.sampled_from(["6", "8", "9"]),
+                table_type=st.sampled_from(["COPY_ON_WRITE", "MERGE_ON_READ"]), index=st.sampled_from(INDEXES),
                 buckets=st.integers(1, 4), update_partition_path=st.booleans(), payload=st.sampled_from(PAYLOADS),
                 partition_fields=st.integers(0, 2), hive=st.booleans(), urlencode=st.booleans(),
                 composite=st.booleans(), small_file_zero=st.booleans(), small_max_size=st.booleans(),
                 inline_compact=st.booleans(), compact_every=st.integers(1, 3), auto_clean=st.booleans(),
                 retained=st.integers(1, 3), keep_extra=st.integers(0, 1),
                 first=st.sets(st.sampled_from(KEYS), min_size=1, max_size=4), slots=SLOTS_ST)
-    def create(self, table_type, index, buckets, update_partition_path, payload, partition_fields, hive, urlencode,
-               composite, small_file_zero, small_max_size, inline_compact, compact_every, auto_clean, retained,
+    def create(self, version, table_type, index, buckets, update_partition_path, payload, partition_fields, hive,
+               urlencode, composite, small_file_zero, small_max_size, inline_compact, compact_every, auto_clean, retained,
                keep_extra, first, slots):
         mor = table_type == "MERGE_ON_READ"
         glob = index.startswith("GLOBAL_")
-        cfg = {"table_type": table_type, "index": index, "payload": payload.rsplit(".", 1)[-1],
+        cfg = {"version": version, "table_type": table_type, "index": index, "payload": payload.rsplit(".", 1)[-1],
                "partition_fields": partition_fields, "composite_key": composite,
                "small_file_limit": "0" if small_file_zero else "default",
                "max_file_size": "20000" if small_max_size else "default", "auto_clean": auto_clean}
@@ -160,7 +162,9 @@ class SettingsModel(RuleBasedStateMachine):
             "hoodie.datasource.write.keygenerator.class": keygen, "hoodie.datasource.write.payload.class": payload,
             "hoodie.payload.ordering.field": "ts", "hoodie.index.type": index,
             "hoodie.clean.automatic": str(auto_clean).lower(), "hoodie.cleaner.commits.retained": str(retained),
-            "hoodie.keep.min.commits": str(keep_min), "hoodie.keep.max.commits": str(keep_min + 1)}
+            "hoodie.keep.min.commits": str(keep_min), "hoodie.keep.max.commits": str(keep_min + 1),
+            "hoodie.write.table.version": version}
+        self.version = version
         if self.fields:
             options.update({"hoodie.datasource.write.partitionpath.field": ",".join(self.fields),
                             "hoodie.datasource.write.hive_style_partitioning": str(hive).lower(),
@@ -404,6 +408,8 @@ class SettingsModel(RuleBasedStateMachine):
                     else:
                         assert theirs == self._expected(), "hudi-rs: " + self._explain(theirs)
                         _count("hudi-rs checked")
+                if self.version != "6":
+                    assert_metadata_table_agrees(self.path, True)
                 audit = leftovers(self.path)
                 assert audit == CLEAN, (audit, self._explain(None))
             outcome = "ok"

@@ -56,7 +56,7 @@ def _refuse_bucket_index(table: HudiTable, options: dict | None) -> None:
 def schedule_clustering(spark: SparkSession, path: str, options: dict | None = None, instant_time: str | None = None) -> str | None:
     """Plan a clustering of the table at `path`; returns its instant time, or None when no file slice qualifies."""
     table = HudiTable.load(str(path))
-    table.check_writable("cluster", hudi_1x=True)
+    table.check_writable("cluster")
     _refuse_virtual_keys(table)
     _refuse_bucket_index(table, options)
     opts = ClusteringOptions.of(options)
@@ -76,7 +76,7 @@ def cluster(spark: SparkSession, path: str, op: str = "scheduleAndExecute", inst
     if operation is None:
         raise ConfigError(f"clustering op {op!r} is not one of schedule, execute, scheduleAndExecute")
     table = HudiTable.load(str(path))
-    table.check_writable("cluster", hudi_1x=True)
+    table.check_writable("cluster")
     _refuse_virtual_keys(table)
     raw = C.normalize_options(options or {})
     _refuse_bucket_index(table, raw)

@@ -45,8 +45,6 @@ def _clean(spark: SparkSession, table: HudiTable, config: C.HoodieConfig) -> Non
 def _archive(spark: SparkSession, table: HudiTable, config: C.HoodieConfig) -> None:
     from pyhudi.services import archive
     from pyhudi.transaction.lock import table_lock
-    if table.properties.timeline_layout_version == "2":
-        return   # Hudi 1.x's LSM archived timeline is not written yet: the active timeline keeps every instant
     archive.archive_after_commit(spark, table.storage.base_uri, config, table_lock)
 
 

@@ -35,7 +35,7 @@ def truncate_table(location: str, options: Mapping[str, str] | None = None) -> N
     from pyhudi.table.metadata_table import drop_metadata_table
 
     table = HudiTable.load(location)
-    table.check_writable("truncate", hudi_1x=True)
+    table.check_writable("truncate")
     with table_lock(table.storage, options) as lock:
         # first: no reader may list files from it while the instants go
         if drop_metadata_table(table.storage, "as TRUNCATE starts the table over (a version 8/9 table's next write "

@@ -140,7 +140,7 @@ class WriteClient:
 
         table = HudiTable.load(self.path) if exists and mode != "overwrite" else None
         if table is not None:
-            table.check_writable(hudi_1x=True)
+            table.check_writable()
         # a table without a record key: an upsert or delete of stored rows is keyed by their own meta columns
         prepped = table is not None and not table.properties.record_key_fields and operation in ("upsert", "delete")
         incoming = drop_meta_columns(df, keep_keys=prepped)

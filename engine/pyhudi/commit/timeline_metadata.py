@@ -46,6 +46,53 @@ def latest_clean_retained_commit(storage: Storage, timeline: Timeline) -> str | 
         return None
 
 
+CLEAN_PLAN_VERSION = 2          # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
+CLEAN_METADATA_VERSION = 2      # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
+
+
+def cleaner_plan(retain: Instant | None, policy: str, files: dict[str, list[str]], partitions_to_delete: list[str],
+                 extra: dict[str, str]) -> dict:
+    """A HoodieCleanerPlan record: `files` is partition -> full paths of the files to delete."""
+    return {
+        "earliestInstantToRetain": {"timestamp": retain.time, "action": retain.action, "state": "COMPLETED"}
+        if retain else None,
+        "policy": policy,
+        "filesToBeDeletedPerPartition": None,
+        "version": CLEAN_PLAN_VERSION,
+        "filePathsToBeDeletedPerPartition": {
+            partition: [{"filePath": path, "isBootstrapBaseFile": False} for path in paths]
+            for partition, paths in files.items()},
+        "partitionsToBeDeleted": partitions_to_delete,
+        "extraMetadata": extra,
+    }
+
+
+def clean_metadata(instant_time: str, plan: dict, deleted: dict[str, list[str]], failed: set[str],
+                   deleted_partitions: set[str], last_commit: str, took_ms: int) -> dict:
+    """The HoodieCleanMetadata record of the clean `instant_time` that ran `plan`: `deleted` is partition -> names
+    of the files it tried to delete, `failed` the paths (relative to the table) it could not."""
+    partition_metadata = {}
+    for partition in sorted(set(deleted) | deleted_partitions):
+        names = deleted.get(partition, [])
+        partition_metadata[partition] = {
+            "partitionPath": partition, "policy": plan.get("policy") or "KEEP_LATEST_COMMITS",
+            "deletePathPatterns": names,
+            "successDeleteFiles": [n for n in names if partition_file(partition, n) not in failed],
+            "failedDeleteFiles": [n for n in names if partition_file(partition, n) in failed],
+            "isPartitionDeleted": partition in deleted_partitions}
+    return {
+        "startCleanTime": instant_time,
+        "timeTakenInMillis": took_ms,
+        "totalFilesDeleted": sum(len(m["successDeleteFiles"]) for m in partition_metadata.values()),
+        "earliestCommitToRetain": (plan.get("earliestInstantToRetain") or {}).get("timestamp") or "",
+        "lastCompletedCommitTimestamp": last_commit,
+        "partitionMetadata": partition_metadata,
+        "version": CLEAN_METADATA_VERSION,
+        "bootstrapPartitionMetadata": {},
+        "extraMetadata": plan.get("extraMetadata"),
+    }
+
+
 # --- savepoint ------------------------------------------------------------------------------------------------
 def savepoint_metadata(storage: Storage, instant_time: str) -> dict:
     """The HoodieSavepointMetadata record of the completed savepoint `instant_time`."""

@@ -14,6 +14,9 @@ from pyhudi.errors import ConfigError
 ARCHIVE_AUTOMATIC = declare("hoodie.archive.automatic", True, bool_value)
 KEEP_MIN_COMMITS = declare("hoodie.keep.min.commits", 20, POSITIVE)
 KEEP_MAX_COMMITS = declare("hoodie.keep.max.commits", 30, POSITIVE)
+TIMELINE_COMPACTION_BATCH_SIZE = declare("hoodie.timeline.compaction.batch.size", 10, POSITIVE, doc=
+                                         "Hudi 1.x tables: how many files of one layer of the LSM timeline history "
+                                         "are merged into one file of the next layer.")
 
 
 @validator(KEEP_MIN_COMMITS, KEEP_MAX_COMMITS, CLEANER_COMMITS_RETAINED)

@@ -49,7 +49,7 @@ def rollback_to_instant(spark, path, instant_time: str) -> dict:
     """Roll back the latest completed commit `instant_time` (Hudi's `rollback_to_instant` procedure); returns the
     HoodieRollbackMetadata record."""
     table = HudiTable.load(str(path))
-    table.check_writable("roll back", hudi_1x=True)
+    table.check_writable("roll back")
     instant_time = normalize_instant_argument(instant_time)
     finish_pending_rollbacks(table)
     timeline = table.timeline()
@@ -122,7 +122,7 @@ def restore_to_savepoint(spark, path, instant_time: str) -> dict:
     """Restore the table to the savepoint `instant_time` (Hudi's `rollback_to_savepoint` procedure); returns the
     HoodieRestoreMetadata record."""
     table = HudiTable.load(str(path))
-    table.check_writable("restore", hudi_1x=True)
+    table.check_writable("restore")
     instant_time = normalize_instant_argument(instant_time)
     existing = savepoint_times(table.timeline())
     if instant_time not in existing:

@@ -24,7 +24,7 @@ from pyhudi.timeline import instant_file, SAVEPOINT, WRITE_ACTIONS, Instant, Sta
 def create_savepoint(spark, path, instant_time: str | None = None, user: str = "", comments: str = "") -> str:
     """Savepoint the completed commit `instant_time` (default: the latest); returns the savepointed instant."""
     table = HudiTable.load(str(path))
-    table.check_writable("savepoint", hudi_1x=True)
+    table.check_writable("savepoint")
     timeline = table.timeline()
     base = table.storage.base_uri
     if instant_time is None:
@@ -62,7 +62,7 @@ def create_savepoint(spark, path, instant_time: str | None = None, user: str = "
 def _existing_savepoint(path, instant_time: str, refusal: str) -> tuple[HudiTable, str]:
     """The table and the normalized savepoint time; TimelineError listing the savepoints when there is none."""
     table = HudiTable.load(str(path))
-    table.check_writable("change the savepoints of", hudi_1x=True)
+    table.check_writable("change the savepoints of")
     instant_time = normalize_instant_argument(instant_time)
     existing = savepoint_times(table.timeline())
     if instant_time not in existing:

@@ -84,10 +84,9 @@ class HudiTable:
         check_readable(props, storage.base_uri)
         return cls(storage, props)
 
-    def check_writable(self, action: str = "write to", hudi_1x: bool = False) -> None:
-        """Refuse to change a table whose format pyhudi reads but does not write, before anything is written
-        (properties.check_writable_version: `hudi_1x` actions also write table versions 8 and 9)."""
-        check_writable_version(self.properties.values, self.storage.base_uri, action, hudi_1x)
+    def check_writable(self, action: str = "write to") -> None:
+        """Refuse to change a table whose format pyhudi reads but does not write, before anything is written."""
+        check_writable_version(self.properties.values, self.storage.base_uri, action)
 
     @property
     def writes_log_per_commit(self) -> bool:

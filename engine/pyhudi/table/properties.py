@@ -18,7 +18,7 @@ PROPERTIES_FILE = f"{METAFOLDER}/hoodie.properties"
 PROPERTIES_BACKUP = f"{METAFOLDER}/hoodie.properties.backup"
 READABLE_TABLE_VERSIONS = ("5", "6", "8", "9")   # 8 and 9 (Hudi 1.x) have timeline layout 2
 WRITABLE_TABLE_VERSIONS = ("5", "6")
-HUDI_1X_TABLE_VERSIONS = ("8", "9")   # written by the actions check_writable_version lists
+HUDI_1X_TABLE_VERSIONS = ("8", "9")
 
 COPY_ON_WRITE = "COPY_ON_WRITE"
 MERGE_ON_READ = "MERGE_ON_READ"
@@ -218,20 +218,16 @@ class TableProperties:
         return options
 
 
-def check_writable_version(values: Mapping[str, str], where: str, action: str = "write to",
-                           hudi_1x: bool = False) -> None:
-    """Refuse to change a table whose format pyhudi reads but does not write, before anything is written: versions
-    8 and 9 (Hudi 1.x) take only the actions that write Hudi 1.x's format (`hudi_1x`: the write operations,
-    rollback, clean, compaction, clustering, savepoints and restore)."""
+def check_writable_version(values: Mapping[str, str], where: str, action: str = "write to") -> None:
+    """Refuse to change a table of a version pyhudi reads but does not write, before anything is written."""
     version = values.get(C.TABLE_VERSION.key, "")
-    if not version or version in WRITABLE_TABLE_VERSIONS or (hudi_1x and version in HUDI_1X_TABLE_VERSIONS):
+    if not version or version in WRITABLE_TABLE_VERSIONS + HUDI_1X_TABLE_VERSIONS:
         return
     raise UnsupportedTableVersionError(
         f"cannot {action} table {values.get(C.TABLE_NAME.key) or ''} ({where}): it has hoodie.table.version="
-        f"{version} (Hudi 1.x, timeline layout 2), where pyhudi writes, rolls back, cleans, compacts, clusters, "
-        "savepoints and restores "
-        f"but cannot {action.split()[0]} yet. Do it with Hudi 1.x, or downgrade the table to version 6 with Hudi's "
-        "`downgrade` CLI command.")
+        f"{version}, which pyhudi reads but does not write (it writes versions "
+        f"{', '.join(WRITABLE_TABLE_VERSIONS + HUDI_1X_TABLE_VERSIONS)}). Upgrade the table with Hudi's `upgrade` "
+        "CLI command, or write it with the Hudi release that made it.")
 
 
 _MERGE_MODE_PAYLOADS = {

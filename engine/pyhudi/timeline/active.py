@@ -12,6 +12,7 @@ from pyhudi.storage import Storage
 from pyhudi.timeline.commit_metadata import METADATA_CACHE, FileStamp, parse_commit_metadata
 from pyhudi.timeline.instant import METAFOLDER, STATE_ORDER, WRITE_ACTIONS, Instant
 from pyhudi.timeline.layout import COMPLETES_AS, LAYOUT_1, TimelineLayout, layout_for
+from pyhudi.timeline.lsm_history import read_history
 from pyhudi.timeline import instant_time as clock
 from pyhudi.timeline.instant_time import LOCAL_ZONE, TIMELINE_TIMEZONE, ZonedInstantTime, check_timeline_zone
 
@@ -41,6 +42,7 @@ class Timeline:
         self.instants: list[Instant] = sorted(merged.values())
         self._metadata: dict[Instant, dict[str, Any]] = {}
         self._completions: dict[str, str] | None = None
+        self._archived: dict[str, str] | None = None
 
     @classmethod
     def load(cls, storage: Storage) -> "Timeline":
@@ -67,11 +69,22 @@ class Timeline:
         return self.layout.path(instant)
 
     def completion_time(self, instant_time: str) -> str | None:
-        """When the completed write requested at `instant_time` completed (layout 2); the requested time for a
-        legacy instant or layout 1, where completion times are not kept; None when it did not complete."""
+        """When the completed write requested at `instant_time` completed (layout 2; a write older than the active
+        timeline as the LSM history recorded it); the requested time for a legacy instant or layout 1, where
+        completion times are not kept; None when it did not complete (or is archived and not recorded)."""
         if self._completions is None:
             self._completions = {i.time: i.completion_time or i.time for i in self.completed_writes()}
-        return self._completions.get(instant_time)
+        found = self._completions.get(instant_time)
+        if found is None and self.layout.version == 2 and (not self.instants or instant_time < self.instants[0].time):
+            return self._archived_completions().get(instant_time)
+        return found
+
+    def _archived_completions(self) -> dict[str, str]:
+        """Completion times of the instants archived into the LSM history, read once (its cheap columns only)."""
+        if self._archived is None:
+            history = read_history(self.storage, self.layout.history_folder, with_payloads=False)
+            self._archived = {i.time: i.completion_time for i in history if i.completion_time}
+        return self._archived
 
     @property
     def fingerprint(self) -> frozenset[Instant]:

@@ -49,8 +49,10 @@ def trusted_instants(data_timeline: Timeline):
     return lambda instant: is_metadata_only(instant) or instant in done or instant < oldest
 
 
-def latest_slice(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline) -> FilesSlice:
-    """The latest file slice of the files partition, with only trusted log files (see the module docstring)."""
+def partition_files(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline
+                    ) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """The files partition's completed base files, (instant, name), and trusted log files, (completion time of
+    their delta commit, name, delta commit), from one listing (see the module docstring)."""
     trusted = trusted_instants(data_timeline)
     completed = {i.time: i for i in mdt_timeline.completed([COMMIT, DELTA_COMMIT])}
     bases, logs = [], []
@@ -63,12 +65,18 @@ def latest_slice(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline) 
             done = completed.get(instant)
             if done is not None and trusted(instant):
                 logs.append((done.completion_time or instant, info.base_name, instant))
+    return sorted(bases), sorted(logs)
+
+
+def latest_slice(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline) -> FilesSlice:
+    """The latest file slice of the files partition, with only trusted log files (see the module docstring)."""
+    bases, logs = partition_files(mdt, mdt_timeline, data_timeline)
     if not bases:
         raise CorruptFileError(f"{mdt.base_uri}/{FILES_PARTITION} has no completed base file; set "
                                "hoodie.metadata.enable=false to drop the metadata table and let Java rebuild it")
-    base_instant, base_name = max(bases)
+    base_instant, base_name = bases[-1]
     return FilesSlice(base_name, base_instant,
-                      [(name, instant) for done_at, name, instant in sorted(logs) if done_at > base_instant])
+                      [(name, instant) for done_at, name, instant in logs if done_at > base_instant])
 
 
 def read_files_records(mdt: Storage, files_slice: FilesSlice) -> dict[str, FilesRecord]:

@@ -28,7 +28,7 @@ from typing import Iterable
 from pyhudi.commit.compaction_plan import read_compaction_plan
 from pyhudi.commit.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
-from pyhudi.commit.timeline_metadata import (last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
+from pyhudi.commit.timeline_metadata import (cleaner_plan, last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
                                               read_cleaner_plan, savepointed_files)
 from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_file, partition_of
@@ -37,7 +37,6 @@ from pyhudi.table.listing import table_listing
 from pyhudi.table.view import slice_logs_by_completion
 from pyhudi.timeline import COMPACTION, REPLACE_COMMIT, Instant, Timeline
 
-PLAN_VERSION = 2              # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
 SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
 
 
@@ -64,18 +63,10 @@ def plan_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> dict
                 partitions_to_delete.append(partition)
     if not to_delete:
         return None
-    return {
-        "earliestInstantToRetain": {"timestamp": retain.time, "action": retain.action, "state": "COMPLETED"}
-        if retain else None,
-        "policy": opts.policy,
-        "filesToBeDeletedPerPartition": None,
-        "version": PLAN_VERSION,
-        "filePathsToBeDeletedPerPartition": {
-            partition: [{"filePath": storage.uri(partition_file(partition, name)), "isBootstrapBaseFile": False}
-                        for name in names] for partition, names in to_delete.items()},
-        "partitionsToBeDeleted": partitions_to_delete,
-        "extraMetadata": {SAVEPOINTED_TIMESTAMPS: ",".join(savepoints)},
-    }
+    files_by_partition = {partition: [storage.uri(partition_file(partition, name)) for name in names]
+                          for partition, names in to_delete.items()}
+    return cleaner_plan(retain, opts.policy, files_by_partition, partitions_to_delete,
+                        {SAVEPOINTED_TIMESTAMPS: ",".join(savepoints)})
 
 
 def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions, retain: Instant | None,
@@ -266,4 +257,4 @@ class _Planner:
 
 __all__ = ["CleanOptions", "plan_clean", "earliest_commit_to_retain", "read_clean_metadata", "read_cleaner_plan",
            "last_clean_metadata", "partition_file", "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS",
-           "KEEP_LATEST_BY_HOURS", "PLAN_VERSION", "SAVEPOINTED_TIMESTAMPS"]
+           "KEEP_LATEST_BY_HOURS", "SAVEPOINTED_TIMESTAMPS"]

@@ -20,6 +20,7 @@ from pyhudi.commit import avro_metadata as avro
 from pyhudi.commit.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
                                           CLEANER_PLAN_SCHEMA)
 from pyhudi.commit.service_commit import ServiceInstantCommit
+from pyhudi.commit.timeline_metadata import clean_metadata
 from pyhudi.services.clean import background as async_clean
 from pyhudi.services.clean.trigger import CLEAN_TRIGGER_KEYS, needs_cleaning
 from pyhudi.cdc.logging import parse_cdc_log_name
@@ -34,7 +35,6 @@ from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import instant_file, CLEAN, METAFOLDER, Instant, State, Timeline
 
-METADATA_VERSION = 2          # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
 DRIVER_DELETE_LIMIT = 256     # more files than this are deleted by a Spark job
 
 
@@ -52,7 +52,7 @@ def clean(spark, path, options: dict | None = None, respect_trigger: bool = Fals
     options = dict(options or {})
     opts = CleanOptions.of({k: v for k, v in options.items() if k not in CLEAN_TRIGGER_KEYS})
     table = HudiTable.load(str(path))
-    table.check_writable("clean", hudi_1x=True)
+    table.check_writable("clean")
     async_clean.join(table.storage.base_uri)     # one clean at a time: a background one finishes first
     return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None)
 
@@ -125,29 +125,10 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     with progress.tracked(spark, f"clean {table.name}"):
         failed = set(_delete_files(spark, storage, paths))
     deleted_partitions = {p for p in emptied if p and _delete_partition_if_empty(storage, p)}
-    retain = (plan.get("earliestInstantToRetain") or {}).get("timestamp") or ""
     timeline = table.timeline()
     last_commit = [i.time for i in timeline.completed_writes() if i.time < t]
-    partition_metadata = {}
-    for partition in sorted(set(per_partition) | deleted_partitions):
-        names = per_partition.get(partition, [])
-        partition_metadata[partition] = {
-            "partitionPath": partition, "policy": plan.get("policy") or KEEP_LATEST_COMMITS,
-            "deletePathPatterns": names,
-            "successDeleteFiles": [n for n in names if partition_file(partition, n) not in failed],
-            "failedDeleteFiles": [n for n in names if partition_file(partition, n) in failed],
-            "isPartitionDeleted": partition in deleted_partitions}
-    metadata = {
-        "startCleanTime": t,
-        "timeTakenInMillis": int((time.monotonic() - started) * 1000),
-        "totalFilesDeleted": sum(len(m["successDeleteFiles"]) for m in partition_metadata.values()),
-        "earliestCommitToRetain": retain,
-        "lastCompletedCommitTimestamp": last_commit[-1] if last_commit else "",
-        "partitionMetadata": partition_metadata,
-        "version": METADATA_VERSION,
-        "bootstrapPartitionMetadata": {},
-        "extraMetadata": plan.get("extraMetadata"),
-    }
+    metadata = clean_metadata(t, plan, per_partition, failed, deleted_partitions, last_commit[-1] if last_commit else "",
+                              int((time.monotonic() - started) * 1000))
     crash_point("clean.before_complete")
     try:
         commit.complete_with(CLEAN_METADATA_SCHEMA, metadata)

@@ -101,7 +101,7 @@ def should_compact(table, timeline: Timeline, config, *, instant_time: str | Non
 
 def load_mor(path) -> HudiTable:
     table = HudiTable.load(str(path)) if not isinstance(path, HudiTable) else path
-    table.check_writable("compact", hudi_1x=True)
+    table.check_writable("compact")
     if not table.properties.is_mor:
         raise ConfigError(f"table {table.name} at {table.storage.base_uri} is {table.properties.table_type}; only "
                           "MERGE_ON_READ tables have log files to compact")

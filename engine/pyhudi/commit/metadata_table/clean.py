@@ -1,0 +1,91 @@
+"""Cleaning the metadata table's `files` partition, as Java's metadata writer does (cleanIfNecessary): once
+AFTER_COMPACTION instants have completed on the metadata timeline since its last compaction (a reader may still be
+reading the slice before it), the file slices older than the earliest of the last RETAINED_COMMITS commits go,
+except the newest one before it (Hudi's KEEP_LATEST_COMMITS, under a clean instant of the metadata table). Without
+it every compaction's base HFile and every delta commit's log file would stay forever.
+
+Java retains max(20, 1.2 x the data table's hoodie.cleaner.commits.retained) commits; the commit protocol does not
+carry the writer's options down here, so pyhudi retains 20, Java's value for every hoodie.cleaner.commits.retained
+up to 16. A clean that a crash interrupted is finished by the next sync (its plan deletes what is still there).
+"""
+
+from __future__ import annotations
+
+import time
+
+from pyhudi.commit import avro_metadata as avro
+from pyhudi.commit.avro_metadata import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
+from pyhudi.commit.metadata_table.files_slice import FILE_GROUP, partition_files
+from pyhudi.commit.metadata_table.records import FILES_PARTITION
+from pyhudi.commit.retention import CleanOptions, earliest_commit_to_retain
+from pyhudi.commit.timeline_metadata import clean_metadata, cleaner_plan
+from pyhudi.storage import Storage
+from pyhudi.table.view import slice_logs_by_completion
+from pyhudi.testing import crash_point
+from pyhudi.timeline import (CLEAN, COMMIT, Instant, State, Timeline, complete_instant, create_requested,
+                             instant_file, new_instant_time, transition_to_inflight)
+
+RETAINED_COMMITS = 20    # HoodieMetadataConfig.DEFAULT_METADATA_CLEANER_COMMITS_RETAINED
+AFTER_COMPACTION = 3     # HoodieBackedTableMetadataWriter.cleanIfNecessary's buffer for readers
+POLICY = "KEEP_LATEST_COMMITS"
+
+
+def clean_if_due(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline, after: str) -> Instant | None:
+    """Finish a clean a crash left pending, then clean the files partition if due, at an instant time after
+    `after`; returns the completed clean instant, or None when nothing was due."""
+    for pending in mdt_timeline.pending([CLEAN]):
+        _execute(mdt, pending, mdt_timeline)
+    compactions = mdt_timeline.completed([COMMIT])
+    if compactions and sum(1 for i in mdt_timeline.completed() if i.time > compactions[-1].time) < AFTER_COMPACTION:
+        return None
+    options = CleanOptions.of({"hoodie.cleaner.commits.retained": str(RETAINED_COMMITS),
+                               "hoodie.keep.min.commits": str(RETAINED_COMMITS + 1),
+                               "hoodie.keep.max.commits": str(RETAINED_COMMITS + 2)}, warn_unknown=False)
+    retain = earliest_commit_to_retain(mdt_timeline, options)
+    if retain is None:
+        return None
+    doomed = files_to_delete(mdt, mdt_timeline, data_timeline, retain.time)
+    if not doomed:
+        return None
+    plan = cleaner_plan(retain, POLICY, {FILES_PARTITION: [mdt.uri(f"{FILES_PARTITION}/{n}") for n in doomed]}, [], {})
+    requested = create_requested(mdt, new_instant_time(after=after, zone=mdt_timeline.zone), CLEAN,
+                                 avro.to_bytes(CLEANER_PLAN_SCHEMA, plan))
+    return _execute(mdt, requested, mdt_timeline)
+
+
+def files_to_delete(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline, retain: str) -> list[str]:
+    """Names of the files partition's files in slices older than the slice open at `retain` (KEEP_LATEST_COMMITS
+    over the one file group: the latest slice and the newest slice before `retain` stay)."""
+    bases, logs = partition_files(mdt, mdt_timeline, data_timeline)
+    slices: dict[str, list[str]] = {instant: [name] for instant, name in bases}
+    starts = {FILE_GROUP: list(slices)}
+    completion = {instant: done_at for done_at, _, instant in logs}
+    in_groups = [(FILE_GROUP, instant, name) for _, name, instant in logs]
+    for _, base_instant, name in slice_logs_by_completion(starts, in_groups, lambda t: completion.get(t, t)):
+        slices.setdefault(base_instant, []).append(name)
+    ordered = sorted(slices)
+    before_retain = [t for t in ordered if t < retain]
+    keep = {ordered[-1], before_retain[-1]} if before_retain else set(ordered)
+    return sorted(name for t in ordered if t < retain and t not in keep for name in slices[t])
+
+
+def _execute(mdt: Storage, requested: Instant, mdt_timeline: Timeline) -> Instant:
+    """requested -> inflight (the same plan), delete the planned files, completed with its clean metadata."""
+    started = time.monotonic()
+    source = instant_file(mdt, requested.with_state(State.REQUESTED))
+    plan_bytes = mdt.read_bytes(source)
+    plan = avro.from_bytes(plan_bytes, f"{mdt.base_uri}/{source}",
+                           fix="set hoodie.metadata.enable=false to drop the metadata table and let Java rebuild it")
+    inflight = requested if requested.state == State.INFLIGHT else transition_to_inflight(mdt, requested, plan_bytes)
+    crash_point("metadata_table.clean.after_inflight")
+    deleted: dict[str, list[str]] = {}
+    for partition, files in (plan.get("filePathsToBeDeletedPerPartition") or {}).items():
+        for info in files:
+            relative = mdt.inside(info["filePath"], source)
+            if mdt.exists(relative):
+                mdt.delete_file(relative)
+            deleted.setdefault(partition, []).append(relative.rsplit("/", 1)[-1])
+    last = [i.time for i in mdt_timeline.completed() if i.action != CLEAN and i.time < requested.time]
+    metadata = clean_metadata(requested.time, plan, deleted, set(), set(), last[-1] if last else "",
+                              int((time.monotonic() - started) * 1000))
+    return complete_instant(mdt, inflight, avro.to_bytes(CLEAN_METADATA_SCHEMA, metadata))
