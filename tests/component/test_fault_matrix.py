@@ -249,7 +249,7 @@ def _prepare(case: Case, action: str, tmp_path):
             assert pyhudi.archive(case.spark, case.path, case.options)
         case.upsert([6, 7])
         case.upsert([6, 7])
-        return ["archive"], dict(case.model), partial
+        return ["archive"], dict(case.model), None
     before = dict(case.model)
     partial = None
     if action == "upsert_mdt":

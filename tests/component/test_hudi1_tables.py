@@ -261,30 +261,42 @@ def test_a_metadata_table_pyhudi_builds_lists_every_file(spark, tmp_path, versio
     _same_as_hudi_rs(spark, path)
 
 
-def test_the_metadata_table_cleans_its_old_file_slices(spark, tmp_path, monkeypatch):
-    """The files partition is compacted every 10 delta commits and cleaned once 20 commits are past a slice (as
-    Java's metadata writer does); here both counts are lowered so a few writes pass several of each. The cleaned
-    slices' HFiles and log files are gone, a clean instant records them, and the latest slice still lists exactly
-    the table's files, as hudi-rs reads them."""
-    from pyhudi.commit.metadata_table import clean, metadata_storage, sync
+def test_the_metadata_table_cleans_and_archives_itself(spark, tmp_path, monkeypatch):
+    """The files partition is compacted every 10 delta commits, cleaned once 20 commits are past a slice, and its
+    timeline archived beyond 31 commits into its own LSM history (as Java's metadata writer does); here the counts
+    are lowered so a few writes pass several of each, while the data table archives too (only what the metadata
+    table compacted). The cleaned slices' files are gone, clean instants record them, and the latest slice still
+    lists exactly the table's files, as hudi-rs reads them."""
+    from pyhudi.commit.metadata_table import archive, clean, metadata_storage, sync
     from pyhudi.timeline import CLEAN, COMMIT, Timeline
+    from pyhudi.timeline.lsm_history import read_history
 
     monkeypatch.setattr(sync, "MAX_DELTA_COMMITS", 4)
     monkeypatch.setattr(clean, "RETAINED_COMMITS", 3)
+    monkeypatch.setattr(archive, "KEEP_MIN_COMMITS", 3)
+    monkeypatch.setattr(archive, "KEEP_MAX_COMMITS", 4)
     path = tmp_path / "t"
     options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
                "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
                "hoodie.datasource.write.partitionpath.field": "dt", "hoodie.write.table.version": "8",
-               "hoodie.parquet.small.file.limit": "0"}
+               "hoodie.parquet.small.file.limit": "0", "hoodie.keep.min.commits": "2",
+               "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1", "hoodie.compact.inline": "true",
+               "hoodie.compact.inline.max.delta.commits": "2"}
     for n in range(16):
         pyhudi.write(spark.createDataFrame([(n % 3, f"v{n}", n, f"d{n % 2}")], "id int, v string, ts long, dt string"),
                      path, options)
-    mdt = metadata_storage(HudiTable.load(str(path)).storage)
+    table = HudiTable.load(str(path))
+    mdt = metadata_storage(table.storage)
     timeline = Timeline.load(mdt)
-    cleans, compactions = timeline.completed([CLEAN]), timeline.completed([COMMIT])
+    history = read_history(mdt, timeline.layout.history_folder)
+    assert history and read_history(table.storage, table.timeline().layout.history_folder)
+    assert len(history) >= 10 and len(timeline.completed()) <= 12    # of about 40 metadata instants
+    every = [(i.time, i.action) for i in timeline.completed()] + [(i.time, i.action) for i in history]
+    cleans = [t for t, action in every if action == CLEAN]
+    compactions = sorted(t for t, action in every if action == COMMIT)
     assert cleans and len(compactions) >= 3
     on_disk = {info.base_name for info in mdt.list_files("files")}
-    assert not any(compactions[0].time in name for name in on_disk)    # the first compaction's slice is gone
+    assert not any(compactions[0] in name for name in on_disk)          # the first compaction's slice is gone
     assert "files-0000-0_0-0-0_00000000000000000.hfile" not in on_disk   # and the initial one
     _same_as_hudi_rs(spark, path)
 

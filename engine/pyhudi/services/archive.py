@@ -22,17 +22,16 @@ from typing import Callable, ContextManager, Mapping
 from pyhudi import config as C
 from pyhudi.commit.archived_timeline import (ARCHIVED_META_ENTRY_SCHEMA, archive_entry, archived_instants,
                                               read_archived_entries, write_archive_file)
+from pyhudi.commit.history_archive import move_to_history
 from pyhudi.commit.metadata_table import maintained, metadata_storage
 from pyhudi.commit.retention import CleanOptions, earliest_commit_to_retain
 from pyhudi.commit.timeline_metadata import last_clean_metadata, read_clean_metadata
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.table.metadata_table import drop_metadata_table
-from pyhudi.testing import crash_point
-from pyhudi.timeline import (CLEAN, CLUSTERING, COMMIT, COMPLETES_AS, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER,
-                             REPLACE_COMMIT, ROLLBACK, SAVEPOINT, TEMP_FOLDER, WRITE_ACTIONS, Instant, State, Timeline,
+from pyhudi.timeline import (CLEAN, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER,
+                             REPLACE_COMMIT, ROLLBACK, SAVEPOINT, TEMP_FOLDER, WRITE_ACTIONS, Instant, Timeline,
                              parse_instant_file_name, parse_instant_time)
-from pyhudi.timeline.lsm_history import ArchivedInstant, write_history
 
 
 # --- options ------------------------------------------------------------------------------------------------
@@ -118,9 +117,13 @@ def _commit_bounds(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) ->
     if replace:
         bounds.append(replace)
     if maintained(table.properties.values):
-        # Java's archiver keeps every instant after the metadata table's last compaction, none without one
+        # Java's archiver keeps every commit that completed after the metadata table's last compaction (none
+        # without one): the metadata table's reader checks the delta commits since then against them
         compactions = Timeline.load(metadata_storage(table.storage)).completed([COMMIT])
-        bounds.append(compactions[-1].time if compactions else "0")
+        later = [i.time for i in commits if (i.completion_time or i.time) > compactions[-1].time] \
+            if compactions else ["0"]
+        if later:
+            bounds.append(min(later))
     if table.properties.is_mor and cfg.get(C.COMPACT_TRIGGER) in ("NUM_COMMITS", "NUM_AND_TIME"):
         # CompactionUtils.getOldestInstantToRetainForCompaction: keep the delta commits the trigger counts
         compactions = [i.time for i in commits if i.action in (COMMIT, REPLACE_COMMIT)]
@@ -179,50 +182,13 @@ def _move_to_archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) 
 
 
 def _move_to_history(table: HudiTable, timeline: Timeline, selected: list[Instant], cfg: C.HoodieConfig) -> list[str]:
-    """Timeline layout 2 (Hudi 1.x): the selected instants go to the LSM timeline history (timeline/lsm_history.py,
-    one HoodieLSMTimelineInstant each, as TimelineArchiverV2 writes them), then their files leave the active
-    timeline, pending states first, then completed ones oldest first."""
-    storage, layout = table.storage, timeline.layout
-    wanted = {(i.time, i.action) for i in selected}
-    files: dict[tuple[str, str], list[tuple[Instant, str]]] = {}
-    for info in storage.list_files(layout.folder):
-        instant = layout.parse(info.base_name)
-        key = None if instant is None else (instant.time, COMPLETES_AS.get(instant.action, instant.action))
-        if key in wanted:
-            files.setdefault(key, []).append((instant, info.base_name))
-    archived = [_history_entry(storage, layout.folder, files.get((i.time, i.action), [])) for i in selected]
-    write_history(storage, layout.history_folder, [entry for entry in archived if entry is not None],
-                  cfg.get(C.TIMELINE_COMPACTION_BATCH_SIZE), compression=cfg.get(C.PARQUET_COMPRESSION))
-    crash_point("archive.after_history")
-    doomed = sorted((pair for pairs in files.values() for pair in pairs), key=lambda p: (p[0].is_completed, p[0].time))
-    for _, name in doomed:
-        storage.delete_file(f"{layout.folder}/{name}")
+    """Timeline layout 2 (Hudi 1.x): into the LSM timeline history (commit/history_archive.py), then the
+    archived instants' markers go."""
+    move_to_history(table.storage, timeline.layout, selected, cfg.get(C.TIMELINE_COMPACTION_BATCH_SIZE),
+                    cfg.get(C.PARQUET_COMPRESSION))
     for instant in selected:
-        storage.delete_dir(f"{TEMP_FOLDER}/{instant.time}")
+        table.storage.delete_dir(f"{TEMP_FOLDER}/{instant.time}")
     return sorted({i.time for i in selected})
-
-
-def _history_entry(storage: Storage, folder: str, states: list[tuple[Instant, str]]) -> ArchivedInstant | None:
-    """MetadataConversionUtils.createLSMTimelineInstant of one instant's files. A legacy completed instant (upgraded
-    from layout 1, no completion time in its name) archives with its requested time as completion time."""
-    by_state = {instant.state: (instant, name) for instant, name in states}
-    if State.COMPLETED not in by_state:
-        return None
-    completed, name = by_state[State.COMPLETED]
-
-    def content(state: State) -> bytes | None:
-        found = by_state.get(state)
-        data = storage.read_bytes(f"{folder}/{found[1]}") if found else b""
-        return data or None
-
-    pending_action = next((i.action for i, _ in states if not i.is_completed), completed.action)
-    plan = None
-    if pending_action in (CLEAN, COMPACTION, LOG_COMPACTION):
-        plan = content(State.REQUESTED)
-    elif pending_action in (REPLACE_COMMIT, CLUSTERING):
-        plan = content(State.INFLIGHT) or content(State.REQUESTED)
-    return ArchivedInstant(completed.time, completed.completion_time or completed.time, completed.action,
-                           content(State.COMPLETED), plan)
 
 
 def _comparable(action: str) -> str:

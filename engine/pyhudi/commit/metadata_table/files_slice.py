@@ -1,12 +1,13 @@
 """The `files` partition of a metadata table as it stands: its one file group (`files-0000-0`), the latest file
 slice (an HFile base file and the log files after it), and the records they merge to.
 
-Only what a reader may trust counts: a log file of a metadata deltacommit that completed, for a data instant that
-completed too (Java's metadata reader keeps only such instants, plus the metadata table's own initialising
-instants, which have no data instant), or that is older than the data table's active timeline (archived after it
-completed: Java archives only what its metadata table has compacted, and undoes the metadata delta commit of
-what it rolls back). Log files belong to the slice of the latest completed base file whose
-instant is before their deltacommit's completion (Hudi 1.x slices by completion time).
+Only what a reader may trust counts: a log file of a metadata delta commit that completed (or is older than the
+metadata table's active timeline: archived, so completed), for a data instant that completed too, or that is older
+than the data table's active timeline (archived after it completed: Java archives only what its metadata table has
+compacted, and undoes the metadata delta commit of what it rolls back). The metadata table's own initialising
+instants have no data instant and are trusted as they are (Java's metadata reader does the same). Log files belong
+to the slice of the latest completed base file whose instant is before their delta commit's completion (Hudi 1.x
+slices by completion time).
 """
 
 from __future__ import annotations
@@ -54,17 +55,25 @@ def partition_files(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timelin
     """The files partition's completed base files, (instant, name), and trusted log files, (completion time of
     their delta commit, name, delta commit), from one listing (see the module docstring)."""
     trusted = trusted_instants(data_timeline)
-    completed = {i.time: i for i in mdt_timeline.completed([COMMIT, DELTA_COMMIT])}
+    completed = {i.time: i.completion_time or i.time for i in mdt_timeline.completed([COMMIT, DELTA_COMMIT])}
+    start = mdt_timeline.instants[0].time if mdt_timeline.instants else ""
+
+    def done_at(instant: str) -> str | None:
+        """When the metadata instant completed; one older than its active timeline was archived, so completed."""
+        if instant in completed:
+            return completed[instant]
+        return (mdt_timeline.completion_time(instant) or instant) if instant < start else None
+
     bases, logs = [], []
     for info in mdt.list_files(FILES_PARTITION):
         match = _BASE.match(info.base_name)
-        if match and match["instant"] in completed:
+        if match and done_at(match["instant"]) is not None:
             bases.append((match["instant"], info.base_name))
         elif info.base_name.startswith(f".{FILE_GROUP}_") and ".log." in info.base_name:
             instant = parse_log_file_path(info.base_name)[1]
-            done = completed.get(instant)
-            if done is not None and trusted(instant):
-                logs.append((done.completion_time or instant, info.base_name, instant))
+            finished = done_at(instant)
+            if finished is not None and trusted(instant):
+                logs.append((finished, info.base_name, instant))
     return sorted(bases), sorted(logs)
 
 

@@ -5,7 +5,8 @@ partition that instant did not update).
 A table of version 8 or 9 whose `files` partition is ready is *maintained*: the instant's file changes go into a
 metadata delta commit at the same instant time, completed before the data instant (Java's order); a rollback also
 undoes the metadata delta commit of the instant it rolls back; every MAX_DELTA_COMMITS delta commits the files
-partition is compacted first, and its old file slices are cleaned when due (clean.py). The partitions pyhudi does not maintain (record_index, column_stats,
+partition is compacted first; its old file slices are cleaned and its old instants archived when due (clean.py,
+archive.py). The partitions pyhudi does not maintain (record_index, column_stats,
 partition_stats, secondary and expression indexes, bloom_filters) are dropped first, as Java's writer drops an index
 it has disabled: unnamed in hoodie.properties, then their folders deleted. Every other table with a metadata table
 (version 6, no ready `files` partition) has it dropped whole (table/metadata_table.py).
@@ -17,6 +18,7 @@ from typing import Any
 
 from pyhudi import config as C
 from pyhudi.commit.metadata_table.changes import clean_records, commit_records, rollback_records
+from pyhudi.commit.metadata_table.archive import archive_if_due
 from pyhudi.commit.metadata_table.clean import clean_if_due
 from pyhudi.commit.metadata_table.compaction import MAX_DELTA_COMMITS, compact
 from pyhudi.commit.metadata_table.deltacommit import undo_deltacommit, write_deltacommit
@@ -62,6 +64,8 @@ def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, 
     mdt_timeline = _settled(mdt)
     if clean_if_due(mdt, mdt_timeline, data_timeline, after=instant.time):
         crash_point("metadata_table.after_clean")
+        mdt_timeline = Timeline.load(mdt)
+    if archive_if_due(mdt, mdt_timeline, data_timeline):
         mdt_timeline = Timeline.load(mdt)
     files_slice = latest_slice(mdt, mdt_timeline, data_timeline)
     if len(files_slice.log_files) >= MAX_DELTA_COMMITS and _quiet(data_timeline, instant):
