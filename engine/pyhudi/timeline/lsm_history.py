@@ -10,7 +10,7 @@ the data files no kept manifest names are deleted. Readers read the latest snaps
 
 Unlike Java, data files and manifests appear whole or not at all and `_version_` is replaced atomically (Java
 deletes and recreates it; its readers, like these, then fall back to the newest manifest). The parquet files come
-from pyarrow: parquet-mr's schema, root name and key-value footer, pyarrow's created_by.
+from pyarrow: parquet-mr's schema and key-value footer, pyarrow's message name and created_by.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ AVRO_SCHEMA_JSON = (
     '{"name":"plan","type":["null","bytes"],"default":null},'
     '{"name":"version","type":"int","default":1}]}'
 )
-# parquet-avro's AvroSchemaConverter: the message is named after the record's full name; a ["null", T] union is an
-# optional column, a string a BINARY annotated STRING, bytes a plain BINARY, a non-null int a required INT32.
-PARQUET_ROOT_NAME = "org.apache.hudi.avro.model.HoodieLSMTimelineInstant"
+# parquet-avro's AvroSchemaConverter: a ["null", T] union is an optional column, a string a BINARY annotated STRING,
+# bytes a plain BINARY, a non-null int a required INT32. (It also names the message after the record, pyarrow names
+# it "schema": readers take the record from the footer's parquet.avro.schema, so the name is left as pyarrow's.)
 ARROW_SCHEMA = pa.schema([
     pa.field("instantTime", pa.string()),
     pa.field("completionTime", pa.string()),
@@ -223,7 +223,7 @@ def _encode(table: pa.Table, compression: str) -> bytes:
     with pq.ParquetWriter(sink, ARROW_SCHEMA, store_schema=False, **options) as writer:
         writer.write_table(table)
         writer.add_key_value_metadata(FOOTER_METADATA)
-    return rename_parquet_root(sink.getvalue().to_pybytes(), PARQUET_ROOT_NAME)
+    return sink.getvalue().to_pybytes()
 
 
 def _to_table(instants: Sequence[ArchivedInstant]) -> pa.Table:
@@ -413,87 +413,3 @@ def _clean(storage: Storage, folder: str, compactions: int) -> None:
     for info in storage.list_files(folder):
         if info.base_name.endswith(".parquet") and info.base_name not in files_to_keep:
             storage.delete_file(f"{folder}/{info.base_name}")
-
-
-# --- the parquet footer's root name -------------------------------------------------------------------------------
-def rename_parquet_root(data: bytes, name: str) -> bytes:
-    """Hand-written for Java bit compatibility: the parquet file `data` with its schema's root element renamed
-    `name` (pyarrow always names it "schema"; parquet-avro names it after the Avro record). Only the footer changes:
-    the FileMetaData thrift (compact protocol) is walked to its first SchemaElement's name (field 4), which is
-    replaced, and the footer length updated; page offsets lie before the footer and stay valid. A footer of
-    another shape than pyarrow's is returned unchanged."""
-    if len(data) < 12 or data[-4:] != b"PAR1":
-        return data
-    footer_len = int.from_bytes(data[-8:-4], "little")
-    start = len(data) - 8 - footer_len
-    footer = data[start:-8]
-    located = _root_name_span(footer)
-    if located is None:
-        return data
-    begin, end = located
-    encoded = name.encode("utf-8")
-    new_footer = footer[:begin] + _varint(len(encoded)) + encoded + footer[end:]
-    return data[:start] + new_footer + len(new_footer).to_bytes(4, "little") + b"PAR1"
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _read_varint(buffer: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(buffer) or shift > 63:
-            raise IndexError("truncated varint")
-        byte = buffer[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return result, pos
-
-
-def _root_name_span(footer: bytes) -> tuple[int, int] | None:
-    """The (start, end) of the root SchemaElement's name, its length varint included, in a FileMetaData."""
-    i32, binary, list_type, struct = 5, 8, 9, 12     # compact protocol type ids
-    try:
-        if footer[0] != (1 << 4 | i32):              # field 1 `version`: i32
-            return None
-        _, pos = _read_varint(footer, 1)
-        if footer[pos] != (1 << 4 | list_type):      # field 2 `schema`: list<SchemaElement>
-            return None
-        list_header = footer[pos + 1]
-        pos += 2
-        if list_header & 0x0F != struct:
-            return None
-        if list_header >> 4 == 0x0F:                 # 15 elements or more: the size follows as a varint
-            _, pos = _read_varint(footer, pos)
-        field_id = 0
-        while footer[pos] != 0:                       # fields of the root SchemaElement, up to its name
-            header = footer[pos]
-            pos += 1
-            delta, kind = header >> 4, header & 0x0F
-            if delta:
-                field_id += delta
-            else:
-                raw, pos = _read_varint(footer, pos)
-                field_id = (raw >> 1) ^ -(raw & 1)
-            if field_id == 4 and kind == binary:
-                length, after = _read_varint(footer, pos)
-                if footer[after:after + length] != b"schema":
-                    return None
-                return pos, after + length
-            if kind != i32:
-                return None
-            _, pos = _read_varint(footer, pos)
-        return None
-    except IndexError:
-        return None
