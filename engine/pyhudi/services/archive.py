@@ -13,6 +13,10 @@ commit metadata converted to Avro for commits, the cleaner plan / clean metadata
 plans. Each archive run writes the next file version (object stores cannot append). Files older than the active
 timeline count as committed (Hudi's isBeforeTimelineStarts), so reads and time travel within it are unchanged.
 The file format is commit/archived_timeline.py's; this module selects the instants and moves them.
+
+Hudi 1.x tables (timeline layout 2) archive into the LSM timeline history instead (commit/history_archive.py,
+timeline/lsm_history.py), and, as Java's archiver, keep every commit that completed after their metadata table's
+last compaction.
 """
 
 from __future__ import annotations
@@ -166,10 +170,11 @@ def _move_to_archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) 
     selected = instants_to_archive(table, timeline, cfg)
     if not selected:
         return []
+    storage = table.storage
+    if not maintained(table.properties.values):
+        drop_metadata_table(storage)   # Java archives only what its metadata table synced; this one is not kept
     if timeline.layout.version == 2:
         return _move_to_history(table, timeline, selected, cfg)
-    storage = table.storage
-    drop_metadata_table(storage)   # a version 6 table's metadata table is not kept (commit/metadata_table)
     files = _state_files(storage, selected)
     records = [archive_entry(storage, instant) for instant in files]
     write_archive_file(storage, records)
