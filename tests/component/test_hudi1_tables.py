@@ -414,7 +414,8 @@ def test_truncate_starts_a_hudi1_table_over_in_its_version(spark, tmp_path_facto
     data.unpersist()
 
 
-@pytest.mark.parametrize("name", ["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"])
+@pytest.mark.parametrize("name", _tables(["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"],
+                                          in_ci={"mor_avro_v9_txns_simple_meta"}))
 def test_archive_moves_old_instants_of_a_hudi1_table_into_the_lsm_history(spark, tmp_path_factory, name,
                                                                            monkeypatch):
     """Archiving a Java-written Hudi 1.x table writes its old instants into the LSM timeline history (Java's
