@@ -42,7 +42,10 @@ class LogFile:
         return self.path.rsplit("/", 1)[-1]
 
     def sort_key(self):
-        return (self.version, write_token_order(self.write_token))
+        """Hudi's HoodieLogFile comparator: the instant in the name, then the version, then the write token. Table
+        version 6 names every log of a slice by its base instant; Hudi 1.x by the delta commit that wrote it, so a
+        slice's logs merge in the order their delta commits were made."""
+        return (self.base_instant, self.version, write_token_order(self.write_token))
 
 
 @dataclass
