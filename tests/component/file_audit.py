@@ -14,11 +14,15 @@ import posixpath
 
 import pyarrow.parquet as pq
 
+from pyhudi.commit import avro_metadata as avro
 from pyhudi.commit.timeline_metadata import read_cleaner_plan
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.services.archive import read_archived_entries
 from pyhudi.services.clean.run import read_clean_metadata
 from pyhudi.table import HudiTable
+from pyhudi.timeline import WRITE_ACTIONS
+from pyhudi.timeline.commit_metadata import parse_commit_metadata
+from pyhudi.timeline.lsm_history import read_history
 
 
 def data_files(path: str) -> set[str]:
@@ -41,6 +45,13 @@ def referenced(table: HudiTable) -> tuple[set[str], set[str]]:
             continue
         commits.append(entry.get("hoodieCommitMetadata") or entry.get("hoodieReplaceCommitMetadata") or {})
         cleans.append(entry.get("hoodieCleanMetadata") or {})
+    if timeline.layout.version == 2:   # Hudi 1.x: the LSM timeline history holds each instant's own metadata bytes
+        for archived in read_history(table.storage, timeline.layout.history_folder):
+            where = f"{timeline.layout.history_folder}: {archived.time}"
+            if archived.action in WRITE_ACTIONS and archived.metadata:
+                commits.append(parse_commit_metadata(archived.metadata, where))
+            elif archived.action == "clean" and archived.metadata:
+                cleans.append(avro.from_bytes(archived.metadata, where))
     written, cleaned = set(), set()
     for meta in commits:
         for stats in (meta.get("partitionToWriteStats") or {}).values():
