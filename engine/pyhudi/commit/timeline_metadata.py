@@ -5,6 +5,7 @@ cleaner's window, restore checks savepoints. Here so that no action imports anot
 from __future__ import annotations
 
 from pyhudi.commit import avro_metadata as avro
+from pyhudi.commit.retention import KEEP_LATEST_COMMITS
 from pyhudi.file_group.naming import partition_file
 from pyhudi.storage import Storage
 from pyhudi.timeline import instant_file, CLEAN, SAVEPOINT, Instant, State, Timeline
@@ -75,7 +76,7 @@ def clean_metadata(instant_time: str, plan: dict, deleted: dict[str, list[str]],
     for partition in sorted(set(deleted) | deleted_partitions):
         names = deleted.get(partition, [])
         partition_metadata[partition] = {
-            "partitionPath": partition, "policy": plan.get("policy") or "KEEP_LATEST_COMMITS",
+            "partitionPath": partition, "policy": plan.get("policy") or KEEP_LATEST_COMMITS,
             "deletePathPatterns": names,
             "successDeleteFiles": [n for n in names if partition_file(partition, n) not in failed],
             "failedDeleteFiles": [n for n in names if partition_file(partition, n) in failed],

@@ -173,26 +173,18 @@ def _move_to_archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) 
     storage = table.storage
     if not maintained(table.properties.values):
         drop_metadata_table(storage)   # Java archives only what its metadata table synced; this one is not kept
-    if timeline.layout.version == 2:
-        return _move_to_history(table, timeline, selected, cfg)
-    files = _state_files(storage, selected)
-    records = [archive_entry(storage, instant) for instant in files]
-    write_archive_file(storage, records)
-    # Pending-state files first, then completed ones oldest first, so no reader sees a hole or a false pending.
-    for instant in sorted(files, key=lambda i: (i.is_completed, i.time)):
-        storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
+    if timeline.layout.version == 2:   # Hudi 1.x: the LSM timeline history (commit/history_archive.py)
+        move_to_history(storage, timeline.layout, selected, cfg.get(C.TIMELINE_COMPACTION_BATCH_SIZE),
+                        cfg.get(C.PARQUET_COMPRESSION))
+    else:
+        files = _state_files(storage, selected)
+        records = [archive_entry(storage, instant) for instant in files]
+        write_archive_file(storage, records)
+        # Pending-state files first, then completed ones oldest first, so no reader sees a hole or a false pending.
+        for instant in sorted(files, key=lambda i: (i.is_completed, i.time)):
+            storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
     for instant in selected:
         storage.delete_dir(f"{TEMP_FOLDER}/{instant.time}")
-    return sorted({i.time for i in selected})
-
-
-def _move_to_history(table: HudiTable, timeline: Timeline, selected: list[Instant], cfg: C.HoodieConfig) -> list[str]:
-    """Timeline layout 2 (Hudi 1.x): into the LSM timeline history (commit/history_archive.py), then the
-    archived instants' markers go."""
-    move_to_history(table.storage, timeline.layout, selected, cfg.get(C.TIMELINE_COMPACTION_BATCH_SIZE),
-                    cfg.get(C.PARQUET_COMPRESSION))
-    for instant in selected:
-        table.storage.delete_dir(f"{TEMP_FOLDER}/{instant.time}")
     return sorted({i.time for i in selected})
 
 

@@ -17,7 +17,7 @@ from pyhudi.commit import avro_metadata as avro
 from pyhudi.commit.avro_metadata import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
 from pyhudi.commit.metadata_table.files_slice import FILE_GROUP, partition_files
 from pyhudi.commit.metadata_table.records import FILES_PARTITION
-from pyhudi.commit.retention import CleanOptions, earliest_commit_to_retain
+from pyhudi.commit.retention import KEEP_LATEST_COMMITS, CleanOptions, earliest_commit_to_retain
 from pyhudi.commit.timeline_metadata import clean_metadata, cleaner_plan
 from pyhudi.storage import Storage
 from pyhudi.table.view import slice_logs_by_completion
@@ -27,7 +27,6 @@ from pyhudi.timeline import (CLEAN, COMMIT, Instant, State, Timeline, complete_i
 
 RETAINED_COMMITS = 20    # HoodieMetadataConfig.DEFAULT_METADATA_CLEANER_COMMITS_RETAINED
 AFTER_COMPACTION = 3     # HoodieBackedTableMetadataWriter.cleanIfNecessary's buffer for readers
-POLICY = "KEEP_LATEST_COMMITS"
 
 
 def clean_if_due(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline, after: str) -> Instant | None:
@@ -47,7 +46,8 @@ def clean_if_due(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline, 
     doomed = files_to_delete(mdt, mdt_timeline, data_timeline, retain.time)
     if not doomed:
         return None
-    plan = cleaner_plan(retain, POLICY, {FILES_PARTITION: [mdt.uri(f"{FILES_PARTITION}/{n}") for n in doomed]}, [], {})
+    files = {FILES_PARTITION: [mdt.uri(f"{FILES_PARTITION}/{name}") for name in doomed]}
+    plan = cleaner_plan(retain, KEEP_LATEST_COMMITS, files, [], {})
     requested = create_requested(mdt, new_instant_time(after=after, zone=mdt_timeline.zone), CLEAN,
                                  avro.to_bytes(CLEANER_PLAN_SCHEMA, plan))
     return _execute(mdt, requested, mdt_timeline)

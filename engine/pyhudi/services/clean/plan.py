@@ -28,8 +28,8 @@ from typing import Iterable
 from pyhudi.commit.compaction_plan import read_compaction_plan
 from pyhudi.commit.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
-from pyhudi.commit.timeline_metadata import (cleaner_plan, last_clean_metadata, read_clean_metadata,  # noqa: F401 - re-exported
-                                              read_cleaner_plan, savepointed_files)
+from pyhudi.commit.timeline_metadata import (cleaner_plan, last_clean_metadata,  # noqa: F401 - re-exported
+                                              read_clean_metadata, read_cleaner_plan, savepointed_files)
 from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_file, partition_of
 from pyhudi.table import HudiTable
@@ -128,7 +128,7 @@ class _Planner:
         self.timeline_start = next((i.time for i in timeline.instants if i.action in COMMITS_AND_COMPACTION), None)
         self.pending_compactions = {i.time for i in timeline.pending([COMPACTION])}
         self.replaced = self._replaced(writes)
-        self.compaction_bases = self._pending_compaction_bases()
+        self.compaction_bases, self.compaction_groups = self._pending_compaction_groups()
 
     def _replaced(self, writes) -> dict[tuple[str, str], str]:
         """(partition, file id) -> time of the completed replacecommit that replaced it."""
@@ -141,16 +141,16 @@ class _Planner:
                         out.setdefault((partition, file_id), instant.time)
         return out
 
-    def _pending_compaction_bases(self) -> dict[tuple[str, str], str]:
-        """(partition, file id) -> base instant of the slice a pending compaction reads (and in
-        self.compaction_groups: the pending compaction's own instant, which opens the next slice)."""
-        self.compaction_groups: dict[tuple[str, str], str] = {}
-        out = {}
+    def _pending_compaction_groups(self) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+        """Per (partition, file id) a pending compaction reads: the base instant of the slice it reads, and the
+        compaction's own instant, which opens the next slice."""
+        bases: dict[tuple[str, str], str] = {}
+        groups: dict[tuple[str, str], str] = {}
         for t in sorted(self.pending_compactions):
             for op in read_compaction_plan(self.table.storage, t).operations:
-                out[op.file_group] = op.base_instant
-                self.compaction_groups[op.file_group] = t
-        return out
+                bases[op.file_group] = op.base_instant
+                groups[op.file_group] = t
+        return bases, groups
 
     def _committed(self, instant_time: str) -> bool:
         return instant_time in self.committed or (self.timeline_start is not None
