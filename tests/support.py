@@ -152,6 +152,6 @@ def assert_metadata_table_agrees(path, kept: bool) -> None:
     base = Path(path)
     on_disk = {("" if f.parent == base else f.parent.relative_to(base).as_posix(), f.name)
                for f in base.rglob("*") if f.is_file() and ".hoodie" not in f.relative_to(base).parts
-               and not f.name.startswith(".hoodie_partition_metadata")}
+               and not f.name.startswith(".hoodie_partition_metadata") and f.name != ".DS_Store"}
     assert listed == on_disk
     assert {data_partition(p) for p in records[ALL_PARTITIONS_KEY].live()} >= {p for p, _ in on_disk}

@@ -120,6 +120,11 @@ def restore_to_savepoint(spark: "SparkSession", path: str, instant_time: "Instan
     return Table(spark, path).savepoints.restore(instant_time)
 
 
+def upgrade_table(spark: "SparkSession", path: str, to_version: "str | int", options: dict | None = None) -> bool:
+    """Table(spark, path).upgrade(to_version, options): version 6 to 8 or 9, or 8 to 9, as Hudi's upgrade_table."""
+    return Table(spark, path).upgrade(to_version, options)
+
+
 def run_table_services(spark: "SparkSession", paths: "str | list[str]", services: "list[str] | None" = None, options: dict | None = None, rounds: int = 1,
                        interval_seconds: float = 0.0) -> "ServicesReport":
     """Compaction, clustering, clean and archive (or `services`) on each table of `paths`, `rounds` times (0: until
@@ -132,4 +137,4 @@ def run_table_services(spark: "SparkSession", paths: "str | list[str]", services
 __all__ = ["PyHudiError", "Table", "__version__", "activate", "archive", "clean", "cluster", "compact",
            "create_savepoint", "delete_partitions", "delete_savepoint", "explain_write", "read",
            "restore_to_savepoint", "rollback_to_instant", "run_table_services", "session", "show_savepoints", "sql",
-           "write"]
+           "upgrade_table", "write"]

@@ -139,6 +139,13 @@ class Table:
         from pyhudi.client.undo import rollback_to_instant
         return self._changed(rollback_to_instant(self.spark, self.path, instant_time(instant)))
 
+    def upgrade(self, to_version: str | int, options: dict | None = None) -> bool:
+        """Upgrade the table to version 8 or 9 (Hudi 1.x; "EIGHT"/"NINE" also), as Hudi's upgrade_table: failed
+        writes rolled back, a merge-on-read table compacted, the timeline moved into layout 2. False when it
+        already is at that version."""
+        from pyhudi.client.upgrade import upgrade_table
+        return upgrade_table(self.spark, self.path, to_version, options)
+
     # --- what the table is ---------------------------------------------------------------------------------
     @property
     def timeline(self) -> "Timeline":

@@ -3,7 +3,7 @@
     python fault_worker.py '{"path": ..., "options": {...}, "action": ["write", {...}], "master": "local[1]"}'
 
 Actions: write {"operation": ..., "rows": [[id, name, ts, part], ...]}, delete_partition [partitions],
-compact, cluster, clean {options}, rollback instant, savepoint instant, restore instant. With PYHUDI_CRASH_AT set,
+compact, cluster, clean {options}, archive, upgrade version, rollback instant, savepoint instant, restore instant. With PYHUDI_CRASH_AT set,
 pyhudi.testing.crash_point ends the process (exit 137) at that point. The result is one JSON line on stdout:
 {"done": ...} when the action finished, {"error": ...} (exit 3) when it raised (a crash inside a Spark task
 fails the job, and the driver lives on to abort the write).
@@ -34,6 +34,8 @@ def run(spark, path: str, options: dict, action: list):
         return bool(pyhudi.clean(spark, path, {**options, **(arg or {})}))
     if kind == "archive":
         return [i.time for i in pyhudi.archive(spark, path, options)]
+    if kind == "upgrade":
+        return pyhudi.upgrade_table(spark, path, arg, options)
     if kind == "rollback":
         return bool(pyhudi.rollback_to_instant(spark, path, arg))
     if kind == "savepoint":

@@ -37,6 +37,7 @@ import pyhudi
 import pyhudi.testing as pyhudi_testing
 from file_audit import CLEAN, leftovers, missing_files
 from pyhudi.table import HudiTable
+from pyhudi.commit.archived_timeline import archived_instants
 from support import (add_stand_in_metadata_table, assert_metadata_table_agrees, has_metadata_table, hudi_rs_read,
                      rows)
 
@@ -93,6 +94,11 @@ ACTIONS = {
                     "lsm_history.write.after_version", "lsm_history.compaction.after_data_file",
                     "lsm_history.compaction.after_manifest", "lsm_history.compaction.after_version",
                     "lsm_history.clean.after_manifests", "archive.after_history"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
+    # upgrading a version 6 table (with an archived timeline) to version 8: a merge-on-read table is compacted
+    # first; the timeline and the archive are copied into layout 2, hoodie.properties flips, the old files go, the
+    # metadata table is built
+    "upgrade_v8": (["upgrade.after_timeline_copy", "upgrade.after_history", "upgrade.after_properties",
+                    "metadata_table.initialize.before_ready"], ("COPY_ON_WRITE", "MERGE_ON_READ")),
     # the metadata table's own clean of old file slices of its files partition
     "upsert_mdt_v8_clean": (["metadata_table.clean.after_inflight", "metadata_table.after_clean"],
                             ("COPY_ON_WRITE",)),
@@ -102,6 +108,9 @@ ARCHIVE_V8 = {"hoodie.write.table.version": "8", "hoodie.metadata.enable": "fals
               "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1",
               "hoodie.timeline.compaction.batch.size": "2", "hoodie.archive.automatic": "false",
               "hoodie.compact.inline": "true"}
+UPGRADE_V8 = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1",
+              "hoodie.archive.automatic": "false", "hoodie.compact.inline": "true",
+              "hoodie.compact.inline.max.delta.commits": "2"}
 CI_CASES = {
     ("MERGE_ON_READ", "upsert", "write.before_complete"),
     ("COPY_ON_WRITE", "insert_overwrite", "write.executor.after_file"),
@@ -114,6 +123,7 @@ CI_CASES = {
     ("COPY_ON_WRITE", "upsert_mdt", "metadata_table.drop.after_properties"),
     ("MERGE_ON_READ", "upsert_mdt_v8", "metadata_table.after_deltacommit"),
     ("MERGE_ON_READ", "archive_v8", "lsm_history.compaction.after_manifest"),
+    ("MERGE_ON_READ", "upgrade_v8", "upgrade.after_history"),
 }
 # task failure points (first attempt fails, Spark retries) x the actions that pass them
 TASK_FAILURE_ACTIONS = {"write.executor.after_file": ["upsert", "insert", "bulk_insert", "delete", "insert_overwrite"],
@@ -250,6 +260,13 @@ def _prepare(case: Case, action: str, tmp_path):
         case.upsert([6, 7])
         case.upsert([6, 7])
         return ["archive"], dict(case.model), None
+    if action == "upgrade_v8":            # archived instants to carry into the history; log files to compact
+        case.options = {**case.options, **UPGRADE_V8}
+        for _ in range(5):
+            case.upsert([6, 7])
+        assert pyhudi.archive(case.spark, case.path, case.options)
+        case.upsert([0, 5], options={"hoodie.compact.inline": "false"})
+        return ["upgrade", "8"], dict(case.model), None
     before = dict(case.model)
     partial = None
     if action == "upsert_mdt":
@@ -318,7 +335,8 @@ def _expected(action: str, point: str, before: dict, after: dict, partial: dict 
         return (before if point == "rollback.after_plan" else after), after
     if action == "restore":
         return partial, after
-    if point == "write.after_complete" or action in ("compact", "clean", "savepoint", "cluster", "archive_v8"):
+    if point == "write.after_complete" or action in ("compact", "clean", "savepoint", "cluster", "archive_v8",
+                                                     "upgrade_v8"):
         return after, after
     return before, before
 
@@ -364,6 +382,9 @@ def test_crash_point(spark, tmp_path, table_type, action, point):
     occ = OCC if action == "upsert_occ" else {}
 
     written_before = {i.time for i in HudiTable.load(path).timeline().completed_writes()}
+    if action == "upgrade_v8":   # and those of the archived timeline, which the upgrade carries into the history
+        written_before |= {i.time for i in archived_instants(HudiTable.load(path).storage)
+                           if i.is_completed and i.action in ("commit", "deltacommit", "replacecommit")}
     result = _run_worker(case, spec, point, tmp_path, occ)
     where = f"after a crash at {point} in {action} ({table_type})"
     if point.endswith("executor.after_file"):   # the task died, the driver aborted the write and raised
@@ -382,6 +403,8 @@ def test_crash_point(spark, tmp_path, table_type, action, point):
     if occ:
         _expire_crashed_writer(path)
     case.model = dict(recovered)
+    if action == "upgrade_v8":
+        case.options = {**case.options, "hoodie.write.table.version": "8"}
     if action == "cluster" and HudiTable.load(path).timeline().pending(["replacecommit"]):
         # Hudi leaves a failed clustering pending (failed-write rollback skips clustering) and rejects updates
         # to its file groups: the operator runs it again first
@@ -397,7 +420,12 @@ def test_crash_point(spark, tmp_path, table_type, action, point):
         assert not has_metadata_table(path) and not (Path(path) / ".hoodie" / "hoodie.properties.backup").exists()
     if action.startswith("upsert_mdt_v8"):   # the metadata table lists exactly the table's files
         assert_metadata_table_agrees(path, True)
-    if action == "archive_v8":   # every completed write is on the active timeline or in the history, readable
+    if action == "upgrade_v8":   # the recovering write (asking for version 8) finished the upgrade
+        upgraded = HudiTable.load(path)
+        assert (upgraded.properties.version, upgraded.properties.timeline_layout_version) == ("8", "2"), where
+        assert not [p.name for p in Path(path, ".hoodie").iterdir() if p.is_file() and p.name[:1].isdigit()], where
+        assert_metadata_table_agrees(path, True)
+    if action in ("archive_v8", "upgrade_v8"):   # every completed write is active or in the history, readable
         from pyhudi.timeline.lsm_history import read_history
         timeline = HudiTable.load(path).timeline()
         history = {i.time for i in read_history(HudiTable.load(path).storage, timeline.layout.history_folder)}

@@ -39,6 +39,7 @@ from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.transaction import WriteTransaction
+from pyhudi.client.upgrade import upgrade_if_asked
 from pyhudi.writer.options import (SUPPORTED_OPERATIONS, check_fields, check_identity, data_columns,
                                    drop_meta_columns, resolve_write_options, table_properties, target_schema)
 from pyhudi.writer.write_action import WriteAction
@@ -140,6 +141,7 @@ class WriteClient:
 
         table = HudiTable.load(self.path) if exists and mode != "overwrite" else None
         if table is not None:
+            table = upgrade_if_asked(self.spark, table, self.options)   # hoodie.write.auto.upgrade
             table.check_writable()
         # a table without a record key: an upsert or delete of stored rows is keyed by their own meta columns
         prepped = table is not None and not table.properties.record_key_fields and operation in ("upsert", "delete")

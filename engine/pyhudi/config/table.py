@@ -17,8 +17,13 @@ TIMELINE_TIMEZONE = declare("hoodie.table.timeline.timezone", "LOCAL", upper, ("
 TABLE_PROP_TYPE = declare("hoodie.table.type", "COPY_ON_WRITE", doc="COPY_ON_WRITE or MERGE_ON_READ.")
 WRITE_TABLE_VERSION = declare("hoodie.write.table.version", "6", str, ("6", "8", "9"),
                               doc="The table version a write or CREATE TABLE creates a new table at: 6 (Hudi 0.14/0.15, "
-                                  "pyhudi's default), 8 (Hudi 1.0) or 9 (Hudi 1.1). An existing table keeps its "
-                                  "version.")
+                                  "pyhudi's default), 8 (Hudi 1.0) or 9 (Hudi 1.1). On an existing table "
+                                  "of a lower version the write upgrades it first (hoodie.write.auto.upgrade); a "
+                                  "lower one is refused.")
+AUTO_UPGRADE = declare("hoodie.write.auto.upgrade", True, bool_value,
+                       doc="When a write passes a hoodie.write.table.version above its table's version: true upgrades "
+                           "the table first (6 -> 8 or 9, 8 -> 9, as Hudi's UpgradeDowngrade), false writes at the "
+                           "table's version and warns.")
 TABLE_VERSION = declare("hoodie.table.version", "6",
                         doc="Table format version: 5 and 6 (Hudi 0.x), 8 (Hudi 1.0), 9 (Hudi 1.1).")
 TIMELINE_LAYOUT_VERSION = declare("hoodie.timeline.layout.version", "1",

@@ -1,5 +1,6 @@
 """CALL procedures that run or show table services: compaction (run_compaction, compact, show_compaction),
-clustering (run_clustering, show_clustering; the work is in clustering_call.py), run_clean and archive_commits."""
+clustering (run_clustering, show_clustering; the work is in clustering_call.py), run_clean, archive_commits and
+upgrade_table / downgrade_table."""
 
 from __future__ import annotations
 
@@ -149,3 +150,15 @@ def _archive_commits(spark, args):
                                                          C.KEEP_MAX_COMMITS.key: str(args["max_commits"]),
                                                          C.CLEANER_COMMITS_RETAINED.key: str(args["retain_commits"])})
     return [(0,)]
+
+
+@procedure("upgrade_table", [Param("table"), Param("path"), Param("to_version", True)], schema(("result", _B)),
+           aliases=("downgrade_table",))
+def _upgrade_table(spark, args):
+    """Move the table to `to_version` (SIX, EIGHT, NINE or 6, 8, 9), as Hudi's upgrade_table / downgrade_table:
+    version 6 to 8 or 9 and 8 to 9 are written (client/upgrade.py); a downgrade is refused with Hudi's Java
+    procedure named. `result` is true once the table is at that version."""
+    from pyhudi.client.upgrade import upgrade_table
+    path, settings = target(spark, args)
+    upgrade_table(spark, path, args["to_version"], settings)
+    return [(True,)]

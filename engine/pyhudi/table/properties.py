@@ -6,7 +6,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from pyhudi import config as C
 from pyhudi.errors import CorruptFileError, UnsupportedTableVersionError
@@ -271,16 +271,17 @@ def _split_fields(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
-def update_table_properties(storage: Storage, changes: Mapping[str, str]) -> TableProperties:
-    """Change hoodie.properties by Hudi's fail-safe protocol (HoodieTableConfig.modify): recover an interrupted
-    update, write the backup, write the new file, delete the backup. Hudi deletes the file before writing it
+def update_table_properties(storage: Storage, changes: Mapping[str, str], remove: Iterable[str] = ()) -> TableProperties:
+    """Change hoodie.properties (set `changes`, drop the keys `remove`) by Hudi's fail-safe protocol
+    (HoodieTableConfig.modify): recover an interrupted update, write the backup, write the new file, delete the
+    backup. Hudi deletes the file before writing it
     anew (readers then read the backup); pyhudi replaces it in one step instead (Storage.replace), so readers that
     know no backup (hudi-rs) never find it missing. A crash at any step leaves the old or the new properties."""
     _recover_properties(storage)
     values = read_table_properties(storage).values
     storage.write_bytes(PROPERTIES_BACKUP, dump_properties(values))
     crash_point("properties.update.after_backup")
-    updated = {**values, **changes}
+    updated = {k: v for k, v in {**values, **changes}.items() if k not in set(remove)}
     updated[C.TABLE_CHECKSUM.key] = str(table_checksum(updated.get(C.DATABASE_NAME.key), updated[C.TABLE_NAME.key]))
     storage.replace(PROPERTIES_FILE, dump_properties(updated))
     storage.delete_file(PROPERTIES_BACKUP)

@@ -55,11 +55,11 @@ def check_identity(table: HudiTable, path: str, options: dict) -> dict:
                               f"passes {given!r}; drop the option or write with mode='overwrite' to recreate "
                               "the table")
     asked = str(options.get(C.WRITE_TABLE_VERSION.key) or "").strip()
-    if asked and asked != props.version:   # Hudi would upgrade (hoodie.write.auto.upgrade) or refuse
+    if asked.isdigit() and props.version.isdigit() and int(asked) < int(props.version):
+        # a higher version upgrades the table first (client/upgrade.py, hoodie.write.auto.upgrade)
         raise ConfigError(f"table {props.name} at {path} is version {props.version} but the write passes "
-                          f"{C.WRITE_TABLE_VERSION.key}={asked}; pyhudi does not upgrade or downgrade tables. Drop "
-                          "the option to write the table at its version, or convert it with Hudi's upgrade/downgrade "
-                          "CLI commands")
+                          f"{C.WRITE_TABLE_VERSION.key}={asked}; pyhudi does not downgrade tables. Drop the option "
+                          "to write the table at its version, or downgrade it with Hudi's downgrade_table procedure")
     return options
 
 
