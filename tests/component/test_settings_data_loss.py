@@ -148,14 +148,18 @@ SCENARIOS = {
 }
 
 
+# CI: every payload once, both table types and both global indexes among them (GLOBAL_BLOOM tags after another
+# lookup); PYHUDI_LONG_TESTS=1: every payload x index x table type
+CI_MOVES = {(LATEST, "GLOBAL_SIMPLE", "MERGE_ON_READ"), (DEFAULT, "GLOBAL_BLOOM", "COPY_ON_WRITE"),
+            (PARTIAL, "GLOBAL_SIMPLE", "MERGE_ON_READ"), (NON_DEFAULTS, "GLOBAL_BLOOM", "MERGE_ON_READ")}
+
+
 def _move_cases():
-    """Every payload x table type on GLOBAL_SIMPLE in CI; GLOBAL_BLOOM (the same tagging after another lookup) with
-    the default payloads in CI and all payloads under PYHUDI_LONG_TESTS=1."""
     out = []
     for payload in (LATEST, DEFAULT, PARTIAL, NON_DEFAULTS):
         for index in ("GLOBAL_SIMPLE", "GLOBAL_BLOOM"):
             for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ"):
-                long_only = index == "GLOBAL_BLOOM" and payload in (PARTIAL, NON_DEFAULTS) and not LONG
+                long_only = (payload, index, table_type) not in CI_MOVES and not LONG
                 marks = [pytest.mark.skip(reason="PYHUDI_LONG_TESTS=1")] if long_only else []
                 out.append(pytest.param(table_type, index, payload, marks=marks,
                                         id=f"{payload.rsplit('.', 1)[-1]}-{index}-{table_type}"))
