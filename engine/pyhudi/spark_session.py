@@ -18,8 +18,11 @@ def activate(spark: SparkSession) -> SparkSession:
 
 
 def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name: str = "pyhudi",
-            hive: bool = True, metastore_url: str | None = None, **spark_conf) -> SparkSession:
-    """A local Spark session with pyhudi activated.
+            hive: bool = True, metastore_url: str | None = None, remote: str | None = None,
+            **spark_conf) -> SparkSession:
+    """A local Spark session with pyhudi activated; with `remote` (or SPARK_REMOTE) `sc://host:port`, a Spark
+    Connect session to that server instead (`spark_conf` then holds runtime settings only; the server's own
+    settings are its operator's).
 
     The Spark SQL warehouse and the embedded Derby metastore live in `warehouse_dir` (default: ./spark-warehouse),
     so tables registered in the catalog survive between sessions. Derby serves one process: with `metastore_url`
@@ -33,6 +36,12 @@ def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name
     (Spark's 200 are too many for a local session), Arrow transfer between the JVM and Python over a Unix domain
     socket, and the warehouse and metastore location.
     """
+    remote = remote or os.environ.get("SPARK_REMOTE")
+    if remote:
+        builder = SparkSession.builder.remote(remote).appName(app_name)
+        for key, value in spark_conf.items():
+            builder = builder.config(key, value)
+        return activate(builder.getOrCreate())
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     warehouse = os.path.abspath(warehouse_dir or "spark-warehouse")

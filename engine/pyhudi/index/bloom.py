@@ -28,6 +28,7 @@ from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.index.virtual import file_record_keys
 from pyhudi.index.stats import IndexStats
+from pyhudi.spark.jvm import accumulator, share
 from pyhudi.spark.parallelism import file_task_partitions
 from pyhudi.sorted_runs import run_bounds
 
@@ -178,7 +179,7 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
 
 def new_counters(spark):
     """The lookup counters' accumulator (see _Counters)."""
-    return spark.sparkContext.accumulator({}, _Counters())
+    return accumulator(spark, {}, _Counters())
 
 
 def fill_stats(counters: dict, stats: IndexStats) -> None:
@@ -235,7 +236,7 @@ def locations(spark, storage, records: DataFrame, base_files, is_global: bool, p
     plan, footers_read = build_plan(spark, storage, base_files, is_global, prune_by_ranges)
     stats.files_considered = len(base_files)
     stats.footers_read = footers_read
-    plan_bc = spark.sparkContext.broadcast(plan)
+    plan_bc = share(spark, plan)
     counters = new_counters(spark)
 
     def pairs(batches):

@@ -16,9 +16,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable
 
+import pyarrow as pa
+
 from pyhudi.file_group.base_file import read_footer, read_footer_entries
 from pyhudi.file_group.bloom_filter import FILTER_KEYS, FOOTER_MAX_KEY, FOOTER_MIN_KEY, BloomFilter, from_footer
 from pyhudi.storage import Storage
+from pyhudi.spark.jvm import default_parallelism, is_connect
 
 SPARK_READ_THRESHOLD = 256         # more uncached footers than this are read by a Spark job (fewer: 8 driver threads)
 CACHE_BUDGET_BYTES = 256 << 20     # driver cache budget (key ranges: a few bytes per file)
@@ -41,6 +44,7 @@ def _key_range(footer: dict[str, str]) -> FileKeys:
 
 
 _RANGE_KEYS = (FOOTER_MIN_KEY, FOOTER_MAX_KEY)
+_FOOTER_ROWS = pa.schema([("i", pa.int32()), ("keys", pa.map_(pa.string(), pa.string()))])
 
 
 class FooterCache:
@@ -134,12 +138,22 @@ def file_keys(spark, storage: Storage, paths: list[str], cache: FooterCache = CA
 
 def _read_in_spark(spark, storage: Storage, paths: list[str]) -> list[dict[str, str]]:
     """Read many footers in executors; only the key ranges come back to the driver."""
-    slices = max(1, min(len(paths) // 16, spark.sparkContext.defaultParallelism * 4))
+    slices = max(1, min(len(paths) // 16, default_parallelism(spark) * 4))
 
     def read(part):
         for index, path in part:
             yield index, read_footer(storage, path, _RANGE_KEYS)
 
-    rows = spark.sparkContext.parallelize(list(enumerate(paths)), slices).mapPartitions(read).collect()
+    if is_connect(spark):   # no RDDs: the same tasks over a DataFrame of (index, path)
+        def read_batches(batches):
+            for batch in batches:
+                found = list(read(zip(batch.column(0).to_pylist(), batch.column(1).to_pylist())))
+                yield pa.RecordBatch.from_pydict({"i": [i for i, _ in found], "keys": [k for _, k in found]},
+                                                 schema=_FOOTER_ROWS)
+        spread = spark.createDataFrame(list(enumerate(paths)), "i int, path string").repartition(slices)
+        rows = [(r["i"], dict(r["keys"] or {})) for r in
+                spread.mapInArrow(read_batches, "i int, `keys` map<string, string>").collect()]
+    else:
+        rows = spark.sparkContext.parallelize(list(enumerate(paths)), slices).mapPartitions(read).collect()
     by_index = dict(rows)
     return [by_index[i] for i in range(len(paths))]

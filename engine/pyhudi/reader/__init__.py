@@ -7,7 +7,7 @@ import re
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from pyhudi.spark.jvm import java_strings
+from pyhudi.spark.jvm import read_parquet
 from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  (public)
 
 
@@ -50,8 +50,7 @@ def native_scan(spark: SparkSession, plan: ScanPlan, uris: list[str]) -> DataFra
     spark_schema = from_arrow_schema(plan.schema)
     if not uris:
         return spark.createDataFrame([], spark_schema)
-    reader = spark.read.schema(spark_schema)
-    return reader._df(reader._jreader.parquet(java_strings(spark, [escape_glob(u) for u in uris])))
+    return read_parquet(spark, spark_schema, [escape_glob(u) for u in uris])
 
 
 def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:

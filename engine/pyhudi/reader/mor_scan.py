@@ -27,6 +27,7 @@ from pyspark.sql import functions as F
 from pyhudi.reader.file_slice_reader import CHANGE_EMIT, CHANGE_KEY
 from pyhudi.reader.plan import ScanPlan
 from pyhudi.schema.meta_fields import RECORD_KEY
+from pyhudi.spark.jvm import default_parallelism
 
 DROP_FILE, DROP_KEY = "__pyhudi_drop_file", "__pyhudi_drop_key"   # a dropped base row: its file name and key
 # The anti join's condition: a base row goes when a drop row names its file and key. Spark hashes on the 64-bit
@@ -102,7 +103,7 @@ def _changes(spark: SparkSession, plan: ScanPlan, slices: list, *, emit: bool) -
         out_type = table_type
     else:
         out_type = StructType([StructField(DROP_FILE, StringType(), False), StructField(DROP_KEY, StringType(), False)])
-    tasks = min(len(slices), spark.sparkContext.defaultParallelism)
+    tasks = min(len(slices), default_parallelism(spark))
     if emit:   # runs beside the base scans, which keep the cores busy: a Python task costs ~40 ms before its work
         tasks = min(tasks, -(-_log_bytes(slices) // EMIT_TASK_LOG_BYTES))
     tasks = max(1, tasks)

@@ -1,4 +1,6 @@
-"""DataFrame operations built in a few py4j round trips.
+"""The one seam between a classic Spark session (a JVM in this process, reached through py4j) and a Spark Connect
+session (none): DataFrame operations built in a few py4j round trips on classic, the public API on Connect; and the
+driver-side Spark features Connect lacks (the context's default parallelism, broadcast variables, accumulators).
 
 pyspark sends one py4j call per list element it converts and several per Column it builds (name lookup, cast,
 alias), so a projection over a wide table or a scan of many files costs hundreds of calls on the driver: a large
@@ -7,8 +9,53 @@ part of a small write's or a query's fixed cost. These helpers send the whole li
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
+
+
+def is_connect(obj: Any) -> bool:
+    """A Spark Connect session, or a DataFrame of one: no JVM in this process, no SparkContext."""
+    return type(obj).__module__.startswith("pyspark.sql.connect")
+
+
+def default_parallelism(spark: SparkSession) -> int:
+    """SparkContext.defaultParallelism; on Spark Connect the server's spark.default.parallelism, else its
+    spark.sql.shuffle.partitions (set either to the cluster's cores)."""
+    if not is_connect(spark):
+        return spark.sparkContext.defaultParallelism
+    value = spark.conf.get("spark.default.parallelism", None) or spark.conf.get("spark.sql.shuffle.partitions", "2")
+    return max(1, int(str(value)))
+
+
+class Shared:
+    """A value tasks read as `.value`: a broadcast variable on classic Spark; on Spark Connect (no broadcast
+    variables) the value itself, pickled with each task's function."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+def share(spark: SparkSession, value: Any) -> Any:
+    """`value` for every task: broadcast once on classic, shipped with the tasks on Spark Connect."""
+    return Shared(value) if is_connect(spark) else spark.sparkContext.broadcast(value)
+
+
+class _LocalCounters:
+    """An accumulator stand-in on Spark Connect, which has none: tasks add to their own copy, the driver sees
+    nothing (the lookup counters of the write's index stats stay empty there)."""
+
+    def __init__(self, initial: Any):
+        self.value = initial
+
+    def add(self, term: Any) -> None:
+        pass
+
+
+def accumulator(spark: SparkSession, initial: Any, param: Any) -> Any:
+    """SparkContext.accumulator(initial, param); a stand-in that gathers nothing on Spark Connect."""
+    return _LocalCounters(initial) if is_connect(spark) else spark.sparkContext.accumulator(initial, param)
 
 
 def java_strings(spark: SparkSession, values: list[str]):
@@ -21,8 +68,18 @@ def java_strings(spark: SparkSession, values: list[str]):
 
 def select_sql(df: DataFrame, expressions: list[str]) -> DataFrame:
     """``df.selectExpr(*expressions)`` in a handful of py4j calls."""
+    if is_connect(df):
+        return df.selectExpr(*expressions)
     spark = df.sparkSession
     return DataFrame(df._jdf.selectExpr(java_strings(spark, expressions)), spark)
+
+
+def read_parquet(spark: SparkSession, schema: T.StructType, paths: list[str]) -> DataFrame:
+    """``spark.read.schema(schema).parquet(*paths)``, the paths sent in a few py4j calls on classic Spark."""
+    reader = spark.read.schema(schema)
+    if is_connect(spark):
+        return reader.parquet(*paths)
+    return reader._df(reader._jreader.parquet(java_strings(spark, paths)))
 
 
 def quoted(name: str) -> str:
@@ -31,10 +88,15 @@ def quoted(name: str) -> str:
 
 
 def sql_type(spark: SparkSession, data_type: T.DataType) -> str:
-    """``data_type`` as SQL text (CAST target). Atomic types by their simple string; nested ones by Spark's own
-    ``DataType.sql`` (it quotes field names), which costs two py4j calls."""
-    if isinstance(data_type, (T.StructType, T.ArrayType, T.MapType)):
-        return spark._jsparkSession.parseDataType(data_type.json()).sql()
+    """``data_type`` as SQL text (CAST target), as Spark's ``DataType.sql`` writes it: atomic types by their simple
+    string, nested ones with quoted field names."""
+    if isinstance(data_type, T.StructType):
+        fields = ", ".join(f"{quoted(f.name)}: {sql_type(spark, f.dataType)}" for f in data_type.fields)
+        return f"STRUCT<{fields}>"
+    if isinstance(data_type, T.ArrayType):
+        return f"ARRAY<{sql_type(spark, data_type.elementType)}>"
+    if isinstance(data_type, T.MapType):
+        return f"MAP<{sql_type(spark, data_type.keyType)}, {sql_type(spark, data_type.valueType)}>"
     return data_type.simpleString()
 
 
@@ -51,6 +113,8 @@ def map_in_arrow(df: DataFrame, func, schema) -> DataFrame:
 
     from py4j.protocol import Py4JError
 
+    if is_connect(df):
+        return df.mapInArrow(func, schema)
     if isinstance(schema, str):   # a DDL string costs a py4j parse per call (~5 ms): parsed once per process
         schema = _parsed_ddl(schema)
     udf = pandas_udf(func, returnType=schema, functionType=PythonEvalType.SQL_MAP_ARROW_ITER_UDF)

@@ -18,6 +18,8 @@ import threading
 import time
 from typing import Iterator
 
+from pyhudi.spark.jvm import is_connect
+
 logger = logging.getLogger("pyhudi")
 
 PROGRESS_SETTING = "spark.pyhudi.spark.progress"
@@ -35,7 +37,10 @@ def _in_notebook() -> bool:
 
 
 def progress_enabled(spark) -> bool:
-    """Whether a progress line is drawn for work on `spark` (see the module docstring for the rule)."""
+    """Whether a progress line is drawn for work on `spark` (see the module docstring for the rule); never on
+    Spark Connect, whose client has no status tracker."""
+    if is_connect(spark):
+        return False
     env = os.environ.get("PYHUDI_PROGRESS")
     if env is not None:
         return env.strip().lower() in ("1", "true", "yes")

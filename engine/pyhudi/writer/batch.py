@@ -13,7 +13,7 @@ from pyspark.sql import types as T
 from pyspark.sql.window import Window
 
 from pyhudi.merge import IS_DELETED_FIELD, payload_of
-from pyhudi.spark.jvm import map_in_arrow, quoted, select_sql, sql_type
+from pyhudi.spark.jvm import default_parallelism, map_in_arrow, quoted, select_sql, sql_type
 from pyhudi.writer.file_writer import DELETE_COLUMN, PARTITION_PATH, RECORD_KEY
 from pyhudi.writer.options import (DELETE_FLAG_COLUMN, PREPPED_COLUMNS, PREPPED_KEY_COLUMN, PREPPED_PARTITION_COLUMN,
                                    spark_schema)
@@ -104,7 +104,7 @@ def _fold_per_key(keyed: DataFrame, precombine: str | None, is_global: bool, pay
             yield from keep_latest_per_key(scope, precombine, _SEQ_COLUMN, payload_class).select(
                 table.column_names).to_batches()
 
-    partitions = keyed.sparkSession.sparkContext.defaultParallelism
+    partitions = default_parallelism(keyed.sparkSession)
     return numbered.repartition(partitions, *keys).mapInArrow(fold, schema).drop(_SEQ_COLUMN)
 
 

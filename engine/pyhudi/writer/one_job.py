@@ -55,7 +55,8 @@ from pyhudi.index import bloom
 from pyhudi.index.bucket import existing_buckets
 from pyhudi.index.stats import IndexStats
 from pyhudi.spark.parallelism import file_task_partitions
-from pyhudi.spark.jvm import map_in_arrow
+from pyhudi.spark.jvm import default_parallelism, map_in_arrow
+from pyhudi.spark.jvm import share as share_value
 from pyhudi.writer.file_writer import ARRIVAL_COLUMN, FILE_ID_COLUMN, PARTITION_PATH, WriteContext
 from pyhudi.writer.live_keys import LiveKeyCheck, live_key_check
 from pyhudi.writer.one_job_tasks import (FILE_POS_COLUMN, NCAND_COLUMN, ROUTE_COLUMN, PackPlan, all_stages, confirm,
@@ -222,8 +223,8 @@ def _stats_frame(spark, plan: OneJobPlan, counters) -> DataFrame:
                                                      plan.bucket_args, plan.live)
     storage = ctx.storage
     if plan.one_task:
-        threads = min(MAX_TASK_THREADS, spark.sparkContext.defaultParallelism)
-        plan_bc = spark.sparkContext.broadcast(lookup) if lookup is not None and lookup.files else None
+        threads = min(MAX_TASK_THREADS, default_parallelism(spark))
+        plan_bc = share_value(spark, lookup) if lookup is not None and lookup.files else None
         share = one_task_split(spark, ctx.existing, plan.rereadable)
         keygen = plan.keygen
         source = records.coalesce(1)
@@ -239,7 +240,7 @@ def _stats_frame(spark, plan: OneJobPlan, counters) -> DataFrame:
             fields + [T.StructField(FILE_ID_COLUMN, T.StringType()), T.StructField(ROUTE_COLUMN, T.StringType()),
                       T.StructField(NCAND_COLUMN, T.IntegerType())]))
     elif lookup is not None and lookup.files:
-        plan_bc = spark.sparkContext.broadcast(lookup)
+        plan_bc = share_value(spark, lookup)
         sent = map_in_arrow(records, lambda b: send_to_candidates(plan_bc.value, counters, b), T.StructType(
             fields + [T.StructField(FILE_POS_COLUMN, T.IntegerType()), T.StructField(NCAND_COLUMN, T.IntegerType())]))
         by_file = sent.repartition(file_task_partitions(spark, len(lookup.files) + 1), FILE_POS_COLUMN)

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pyhudi.schema.meta_fields import PARTITION_PATH
+from pyhudi.spark.jvm import default_parallelism
 
 SPLIT_MIN_FILE_GROUPS = 64      # a table with this many file groups gets one task per core (over >= 2 partitions)
 COPY_COLUMN = "__pyhudi_copy"   # which copy of a shared-out batch a row is (TaskShare)
@@ -57,7 +58,7 @@ def one_task_split(spark, existing: dict, rereadable: bool) -> TaskShare | None:
     per_partition: dict[str, int] = {}
     for partition, _ in existing:
         per_partition[partition] = per_partition.get(partition, 0) + 1
-    tasks = min(len(per_partition), spark.sparkContext.defaultParallelism)
+    tasks = min(len(per_partition), default_parallelism(spark))
     if not rereadable or len(existing) < SPLIT_MIN_FILE_GROUPS or tasks < 2:
         return None
     load, owners = [0] * tasks, {}
