@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 from pyhudi import config as C
 from pyhudi.client import compaction
@@ -117,7 +117,7 @@ def upgraded_properties(values: Mapping[str, str], version: str,
 
 
 @contextlib.contextmanager
-def _upgrade_guard(table: HudiTable, options: Mapping[str, str]):
+def _upgrade_guard(table: HudiTable, options: Mapping[str, str]) -> Iterator[None]:
     """Failed writes rolled back and no live one pending; under optimistic concurrency control the table lock is
     held throughout (table_service_guard), as Java upgrades under the table lock."""
     with table_service_guard(table, options):
