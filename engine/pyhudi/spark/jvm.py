@@ -58,6 +58,14 @@ def accumulator(spark: SparkSession, initial: Any, param: Any) -> Any:
     return _LocalCounters(initial) if is_connect(spark) else spark.sparkContext.accumulator(initial, param)
 
 
+def one_row_per_task(spark: SparkSession, rows: list, ddl: str) -> DataFrame:
+    """A DataFrame of `rows` (schema `ddl`), one row per Spark partition, so each row's task runs apart: an RDD
+    parallelized to exactly that many slices on classic, a repartition on Spark Connect (no RDDs)."""
+    if is_connect(spark):
+        return spark.createDataFrame(rows, ddl).repartition(len(rows))
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), ddl)
+
+
 def java_strings(spark: SparkSession, values: list[str]):
     """A JVM Seq[String] of ``values`` in four py4j calls. The values are joined by NUL, which no path, column
     name or SQL expression here holds (and none is empty, which splitAsStream would drop at the end)."""

@@ -135,7 +135,8 @@ def resolve_write_options(config: C.HoodieConfig, incoming: DataFrame, table: Hu
         warnings.warn(f"{C.METADATA_ENABLE.key}=true is ignored on table version {version}: pyhudi keeps the "
                       "metadata table (its files partition) of version 8 and 9 tables only; this table's metadata "
                       "table is dropped before pyhudi commits, as Java Hudi does with it disabled, and Java writers "
-                      "rebuild it", stacklevel=4)
+                      f"rebuild it. To keep it, upgrade the table ({C.WRITE_TABLE_VERSION.key}=8, or CALL "
+                      "upgrade_table)", stacklevel=4)
     return wc
 
 

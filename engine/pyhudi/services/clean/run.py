@@ -31,6 +31,7 @@ from pyhudi.services.clean.plan import (KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMIT
                                            earliest_commit_to_retain, last_clean_metadata, partition_file,
                                            plan_clean, read_clean_metadata, read_cleaner_plan)
 from pyhudi.storage import Storage
+from pyhudi.spark.jvm import default_parallelism, is_connect
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import instant_file, CLEAN, METAFOLDER, Instant, State, Timeline
@@ -176,15 +177,10 @@ def _delete_partition_if_empty(storage: Storage, partition: str) -> bool:
 
 def _delete_files(spark, storage: Storage, paths: list[str]) -> list[str]:
     """Delete data files; returns those that could not be deleted. Many files: one Spark job, not a driver loop."""
-    if len(paths) > DRIVER_DELETE_LIMIT and spark is not None:
-        try:
-            sc = spark.sparkContext
-        except Exception:  # noqa: BLE001 - Spark Connect: no SparkContext, delete on the driver
-            sc = None
-        if sc is not None:
-            slices = max(1, min(len(paths) // DRIVER_DELETE_LIMIT, sc.defaultParallelism * 4))
-            return sc.parallelize(paths, slices).mapPartitions(
-                lambda part: _delete_partition(storage, part)).collect()
+    if len(paths) > DRIVER_DELETE_LIMIT and spark is not None and not is_connect(spark):   # Connect: no RDDs
+        slices = max(1, min(len(paths) // DRIVER_DELETE_LIMIT, default_parallelism(spark) * 4))
+        return spark.sparkContext.parallelize(paths, slices).mapPartitions(
+            lambda part: _delete_partition(storage, part)).collect()
     return list(_delete_partition(storage, paths))
 
 

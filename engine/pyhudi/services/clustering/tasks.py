@@ -18,6 +18,7 @@ from pyhudi.commit.spark_jobs import task_token
 from pyhudi.file_group.base_file import BloomSettings, with_file_name, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.services.clustering.plan import ClusteringPlan
+from pyhudi.spark.jvm import one_row_per_task
 from pyhudi.services.compaction.tasks import plan_file_slice
 from pyhudi.schema import meta_fields as MF
 from pyhudi.sorted_runs import run_bounds
@@ -55,10 +56,7 @@ def records_frame(spark, plan: ClusteringPlan, ctx: ClusterContext):
     table_type = from_arrow_schema(ctx.schema)
     out_type = StructType([StructField(f.name, f.dataType, True) for f in table_type.fields]
                           + [StructField(GROUP_COLUMN, IntegerType(), False)])
-    try:
-        slices = spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), _SLICES_DDL)
-    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext: let Spark spread the rows
-        slices = spark.createDataFrame(rows, _SLICES_DDL).repartition(len(rows))
+    slices = one_row_per_task(spark, rows, _SLICES_DDL)
 
     def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyhudi.reader.file_slice_reader import read_file_slice

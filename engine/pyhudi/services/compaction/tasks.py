@@ -21,6 +21,7 @@ from pyhudi.file_group.model import BaseFile, FileSlice, LogFile
 from pyhudi.file_group.naming import base_file_name, parse_base_file_name, parse_log_file_name
 from pyhudi.services.compaction.plan import TOTAL_LOG_FILES_SIZE, CompactionPlan
 from pyhudi.schema import meta_fields as MF
+from pyhudi.spark.jvm import one_row_per_task
 from pyhudi.storage import Storage
 
 # --- execution --------------------------------------------------------------------------------------------------
@@ -65,11 +66,7 @@ def operations_frame(spark, plan: CompactionPlan, ctx: CompactContext):
         return None
     rows = [(op.partition_path, op.file_id, op.base_instant, op.data_file, list(op.delta_files),
              int(op.metrics.get(TOTAL_LOG_FILES_SIZE, 0.0))) for op in plan.operations]
-    try:
-        rdd = spark.sparkContext.parallelize(rows, len(rows))
-        ops = spark.createDataFrame(rdd, _OPS_DDL)
-    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext: let Spark spread the rows
-        ops = spark.createDataFrame(rows, _OPS_DDL).repartition(len(rows))
+    ops = one_row_per_task(spark, rows, _OPS_DDL)
     return ops.mapInArrow(lambda batches: compact_batches(ctx, batches), COMPACTION_STATS_DDL)
 
 
