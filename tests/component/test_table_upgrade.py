@@ -120,6 +120,10 @@ def test_a_write_asking_for_a_higher_version_upgrades_the_table_first(spark, tmp
         _write(spark, path, options, [9], 5, **{"hoodie.write.table.version": "9",
                                                 "hoodie.write.auto.upgrade": "false"})
     assert HudiTable.load(str(path)).properties.version == "6"
+    files = sorted(p.relative_to(path) for p in path.rglob("*") if p.is_file())
+    with pytest.raises(errors.ConfigError, match="hoodie.write.table.version"):   # not a value the key takes
+        _write(spark, path, options, [9], 5, **{"hoodie.write.table.version": "EIGHT"})
+    assert sorted(p.relative_to(path) for p in path.rglob("*") if p.is_file()) == files
     archived = {i.time for i in archived_instants(HudiTable.load(str(path)).storage) if i.is_completed}
     before = rows(pyhudi.read(spark, str(path)), COLUMNS)
 

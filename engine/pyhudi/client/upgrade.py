@@ -137,14 +137,18 @@ def _finish(table: HudiTable) -> None:
 
 def upgrade_if_asked(spark: "SparkSession", table: HudiTable, options: Mapping[str, str]) -> HudiTable:
     """A write's hoodie.write.table.version above its table's version: upgrade first (hoodie.write.auto.upgrade),
-    or warn and write at the table's version (false), as Java's UpgradeDowngrade.needsUpgrade decides."""
-    asked = str(options.get(C.WRITE_TABLE_VERSION.key) or "").strip()
+    or warn and write at the table's version (false), as Java's UpgradeDowngrade.needsUpgrade decides. The option
+    is parsed as declared (6, 8 or 9) before anything is written: a bad value raises ConfigError, table untouched."""
+    if not str(C.normalize_options(options).get(C.WRITE_TABLE_VERSION.key) or "").strip():
+        return table
+    asked = C.option(options, C.WRITE_TABLE_VERSION)
     current = table.properties.version
     if asked == current:
         _finish(table)   # what an interrupted upgrade to this version left
-    if not asked or asked == current or int(target_version(asked, table.name)) < int(current or 0):
-        return table   # a lower version is refused by the write's checks (writer/options.check_identity)
-    if not C.HoodieConfig(dict(options)).get(C.AUTO_UPGRADE):
+        return table
+    if int(asked) < int(current or 0):
+        return table   # refused as a downgrade by the write's checks (writer/options.check_identity)
+    if not C.option(options, C.AUTO_UPGRADE):
         warnings.warn(f"table {table.name} at {table.storage.base_uri} stays at version {current}: "
                       f"{C.AUTO_UPGRADE.key}=false, so {C.WRITE_TABLE_VERSION.key}={asked} is not applied and the "
                       "write uses the table's version (as Hudi does)", stacklevel=3)
