@@ -24,7 +24,7 @@ def test_select_sql_casts_like_column_cast(spark):
                                        "arr array<long>, m map<string,long>, missing string").schema
     present = {c.lower(): c for c in df.columns}
     exprs = [f"CAST({quoted(present[f.name.lower()]) if f.name.lower() in present else 'NULL'} AS "
-             f"{sql_type(spark, f.dataType)}) AS {quoted(f.name)}" for f in target.fields]
+             f"{sql_type(f.dataType)}) AS {quoted(f.name)}" for f in target.fields]
     ours = select_sql(df, exprs)
     pyspark_way = df.select(*[(df[present[f.name.lower()]] if f.name.lower() in present else F.lit(None))
                               .cast(f.dataType).alias(f.name) for f in target.fields])

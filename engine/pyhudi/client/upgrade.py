@@ -35,7 +35,7 @@ from pyhudi.services.compaction.plan import UNBOUNDED_STRATEGY
 from pyhudi.table import HudiTable
 from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.table.properties import (HUDI_1X_TABLE_VERSIONS, TableProperties, at_table_version,
-                                     read_table_properties, update_table_properties)
+                                     update_table_properties)
 from pyhudi.testing import crash_point
 from pyhudi.timeline import LAYOUT_1, WRITE_ACTIONS, check_timeline_zone, layout_for
 from pyhudi.transaction.heartbeat import is_heartbeat_expired
@@ -92,10 +92,11 @@ def upgrade_table(spark: "SparkSession", path: str, to_version: object, options:
         changes, remove = upgraded_properties(values, version, options)
         update_table_properties(table.storage, changes, remove)
         crash_point("upgrade.after_properties")
-        _finish(HudiTable.load(str(path)))
+        upgraded = HudiTable.load(str(path))
+        _finish(upgraded)
         if str(options.get(C.METADATA_ENABLE.key, "true")).strip().lower() != "false" \
-                and can_build_files_partition(read_table_properties(table.storage).values):
-            initialize_files_partition(table.storage)
+                and can_build_files_partition(upgraded.properties.values):
+            initialize_files_partition(upgraded.storage)
     return True
 
 

@@ -95,16 +95,16 @@ def quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def sql_type(spark: SparkSession, data_type: T.DataType) -> str:
+def sql_type(data_type: T.DataType) -> str:
     """``data_type`` as SQL text (CAST target), as Spark's ``DataType.sql`` writes it: atomic types by their simple
     string, nested ones with quoted field names."""
     if isinstance(data_type, T.StructType):
-        fields = ", ".join(f"{quoted(f.name)}: {sql_type(spark, f.dataType)}" for f in data_type.fields)
+        fields = ", ".join(f"{quoted(f.name)}: {sql_type(f.dataType)}" for f in data_type.fields)
         return f"STRUCT<{fields}>"
     if isinstance(data_type, T.ArrayType):
-        return f"ARRAY<{sql_type(spark, data_type.elementType)}>"
+        return f"ARRAY<{sql_type(data_type.elementType)}>"
     if isinstance(data_type, T.MapType):
-        return f"MAP<{sql_type(spark, data_type.keyType)}, {sql_type(spark, data_type.valueType)}>"
+        return f"MAP<{sql_type(data_type.keyType)}, {sql_type(data_type.valueType)}>"
     return data_type.simpleString()
 
 

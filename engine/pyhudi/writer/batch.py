@@ -27,12 +27,11 @@ def prepared_batch(incoming: DataFrame, target_schema: pa.Schema) -> DataFrame:
     target = spark_schema(target_schema)
     names = incoming.columns
     present = {c.lower(): c for c in names}
-    spark = incoming.sparkSession
     columns = []
     for fld in target.fields:
         source = present.get(fld.name.lower())
         value = quoted(source) if source else "NULL"
-        columns.append(f"CAST({value} AS {sql_type(spark, fld.dataType)}) AS {quoted(fld.name)}")
+        columns.append(f"CAST({value} AS {sql_type(fld.dataType)}) AS {quoted(fld.name)}")
     if DELETE_FLAG_COLUMN in names:
         columns.append(f"CAST({quoted(DELETE_FLAG_COLUMN)} AS boolean) AS {quoted(DELETE_COLUMN)}")
     columns += [quoted(c) for c in PREPPED_COLUMNS if c in names]
