@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from pyhudi.schema.meta_fields import PARTITION_PATH, RECORD_KEY
 from pyhudi.storage import Storage
+from pyhudi.storage.scan import scan_parquet
 
 KEY_SCHEMA = f"{RECORD_KEY} string, {PARTITION_PATH} string"
 
@@ -24,7 +26,7 @@ def stored_keys(spark, storage: Storage, paths: list[str], file_id_col: str) -> 
     """(key, partition, file id) of every record in the given base files; reads only the two key columns (the
     schema is given, so Spark runs no schema-inference job)."""
     uris = [storage.uri(p) for p in paths]
-    return (spark.read.schema(KEY_SCHEMA).parquet(*uris)
+    return (scan_parquet(spark, T.StructType.fromDDL(KEY_SCHEMA), uris)
             .select(F.col(RECORD_KEY), F.col(PARTITION_PATH),
                     F.substring_index(F.col("_metadata.file_name"), "_", 1).alias(file_id_col)))
 

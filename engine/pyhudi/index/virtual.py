@@ -35,6 +35,7 @@ def stored_keys(spark, storage, paths: list[str], keygen, table_schema: pa.Schem
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
     from pyspark.sql.pandas.types import from_arrow_schema
+    from pyhudi.storage.scan import scan_parquet
 
     key_schema = from_arrow_schema(pa.schema([table_schema.field(c) for c in key_columns(keygen)]))
 
@@ -48,7 +49,7 @@ def stored_keys(spark, storage, paths: list[str], keygen, table_schema: pa.Schem
             yield from pa.table([keyed[RECORD_KEY], keyed[PARTITION_PATH], table[file_id_col]],
                                 names=out.names).to_batches()
 
-    files = spark.read.schema(key_schema).parquet(*[storage.uri(p) for p in paths])
+    files = scan_parquet(spark, key_schema, [storage.uri(p) for p in paths])
     return (files.select(*[F.col(f"`{c}`") for c in key_schema.names],
                          F.substring_index(F.col("_metadata.file_name"), "_", 1).alias(file_id_col))
             .mapInArrow(compute, out))

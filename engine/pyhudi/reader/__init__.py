@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from pyhudi.spark.jvm import read_parquet
+from pyhudi.spark.jvm import hadoop_serves, read_parquet
+from pyhudi.storage.scan import escape_glob
 from pyhudi.reader.plan import ScanPlan, plan_scan, table_schema  # noqa: F401  (public)
 
 
@@ -26,7 +25,9 @@ def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFra
         plan_changes(str(path), options)   # refusals as PyHudiError here (Spark would wrap them); metadata only
         return spark.read.format("hudi").options(**(options or {})).load(str(path))
     plan = plan_scan(str(path), options)
-    if plan.numbers_as_text:   # files may hold numbers where the schema says string: cast per file in executors
+    # files may hold numbers where the schema says string (cast per file in executors), or Spark has no
+    # filesystem for the table's URI (an object store without its connector jar): the data source reads in tasks
+    if plan.numbers_as_text or not hadoop_serves(spark, plan.table.storage.base_uri):
         return spark.read.format("hudi").options(**(options or {})).load(str(path))
     if plan.needs_merge:
         if can_merge_natively(plan):   # base files natively, log files in executors, merged by a join
@@ -35,12 +36,6 @@ def read(spark: SparkSession, path: str, options: dict | None = None) -> DataFra
         # incremental reads of slices with logs (and tables the native merge cannot key): merged per slice
         return spark.read.format("hudi").options(**(options or {})).load(str(path))
     return cached_dataframe(spark, plan, "native", lambda: scan_dataframe(spark, plan))
-
-
-def escape_glob(path: str) -> str:
-    """A file path Spark's reader takes literally: partition values may hold Hadoop glob characters
-    ([, ], {, }, *, ?, \\), which Spark would otherwise expand (missing files, or other partitions' files)."""
-    return re.sub(r"([\[\]{}*?\\])", r"\\\1", path)
 
 
 def native_scan(spark: SparkSession, plan: ScanPlan, uris: list[str]) -> DataFrame:
@@ -71,11 +66,12 @@ def read_file_groups(spark: SparkSession, view, groups: set[tuple[str, str]]) ->
     slices = [s for s in view.merged_latest_slices(partitions) if (s.partition_path, s.file_id) in groups]
     plan = ScanPlan(view.table, table_schema(view.table, view.timeline), slices, None, None, False,
                     frozenset(view.visible_instants), view.timeline_start, view.check_committed_sizes(slices))
-    if not plan.needs_merge:
+    native = hadoop_serves(spark, view.table.storage.base_uri)
+    if native and not plan.needs_merge:
         return scan_dataframe(spark, plan)
-    if can_merge_natively(plan):
+    if native and can_merge_natively(plan):
         return merged_snapshot(spark, plan, lambda uris: native_scan(spark, plan, uris))
-    # tables the native merge cannot key: the data source's snapshot at the view's instant, narrowed to the groups
+    # tables the native merge cannot key, or Spark without a filesystem for the URI: the data source's snapshot at the view's instant, narrowed to the groups
     group = F.concat_ws("/", F.col("_hoodie_partition_path"), F.substring_index(F.col("_hoodie_file_name"), "_", 1))
     as_of = {"as.of.instant": view.as_of} if view.as_of else {}
     return (spark.read.format("hudi").options(**as_of).load(view.table.storage.base_uri)

@@ -58,6 +58,28 @@ def accumulator(spark: SparkSession, initial: Any, param: Any) -> Any:
     return _LocalCounters(initial) if is_connect(spark) else spark.sparkContext.accumulator(initial, param)
 
 
+_SERVED_SCHEMES: dict[tuple[int, str], bool] = {}
+
+
+def hadoop_serves(spark: SparkSession, uri: str) -> bool:
+    """Whether Spark's own file sources can read ``uri``: its Hadoop configuration has a filesystem for the scheme
+    (s3a:// needs the hadoop-aws jar, gs:// Google's connector). Local paths always; on Spark Connect the server is
+    trusted to (a Connect client cannot ask its JVM)."""
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else "file"
+    if scheme == "file" or is_connect(spark):
+        return True
+    key = (id(spark), scheme)
+    if key not in _SERVED_SCHEMES:
+        from py4j.protocol import Py4JJavaError
+        context = spark.sparkContext
+        try:
+            context._jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, context._jsc.hadoopConfiguration())
+            _SERVED_SCHEMES[key] = True
+        except Py4JJavaError:     # UnsupportedFileSystemException, or the connector's class is not on the classpath
+            _SERVED_SCHEMES[key] = False
+    return _SERVED_SCHEMES[key]
+
+
 def one_row_per_task(spark: SparkSession, rows: list, ddl: str) -> DataFrame:
     """A DataFrame of `rows` (schema `ddl`), one row per Spark partition, so each row's task runs apart: an RDD
     parallelized to exactly that many slices on classic, a repartition on Spark Connect (no RDDs)."""

@@ -8,7 +8,8 @@ under an advisory lock on the lock's folder (flock; released by the OS if the pr
 release, so a takeover never removes a lock another writer has just taken. While held, a background thread
 touches the file every quarter of the expiry, so a long action under the lock never looks dead.
 Acquisition polls every `hoodie.write.lock.wait_time_ms_between_retry` ms, up to `hoodie.write.lock.wait_time_ms`.
-On object stores (no flock, no conditional put) the checks run without the guard and stay best effort.
+On object stores the lock file is created by a conditional write, so taking a free lock is atomic there too; with
+no flock, the takeover of an expired lock (only with an expiry set) runs without the guard and stays best effort.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 `Storage` is small and picklable (it holds only the base URI), so executors rebuild the filesystem themselves.
 Timeline files are published with `create_if_absent`, which is atomic on local disks (write a temporary file,
-then hard-link it to the final name: link fails if the name exists and never exposes a half-written file).
+then hard-link it to the final name: link fails if the name exists and never exposes a half-written file) and on
+object stores (a conditional write, `object_store`).
 
 Every path is relative to the base path and stays inside it: `full` refuses `..` and absolute paths, and
 `inside` turns a path read from a timeline file (a plan, commit metadata) into a contained relative path or raises
@@ -22,6 +23,7 @@ from functools import cached_property
 import pyarrow.fs as pafs
 
 from pyhudi.errors import CorruptFileError
+from pyhudi.storage.object_store import create_object, filesystem
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,10 @@ class Storage:
 
     @cached_property
     def _resolved(self) -> tuple[pafs.FileSystem, str]:
-        uri = self.base_uri
+        uri = self.base_uri.rstrip("/")
         if "://" not in uri:
-            uri = os.path.abspath(uri)
-        fs, path = pafs.FileSystem.from_uri(uri) if "://" in uri else (pafs.LocalFileSystem(), uri)
-        return fs, path.rstrip("/")
+            return pafs.LocalFileSystem(), os.path.abspath(uri).rstrip("/")
+        return filesystem(uri)
 
     def __getstate__(self) -> dict[str, str]:
         return {"base_uri": self.base_uri}
@@ -98,8 +99,8 @@ class Storage:
         full = self.full(relative)
         if self.is_local:
             return "file://" + full
-        scheme = self.base_uri.split("://", 1)[0]
-        return f"{scheme}://{full}"
+        base = self.base_uri.rstrip("/")     # the scheme and authority as given (s3a://, abfss://container@...)
+        return f"{base}/{relative}" if relative else base
 
     # --- reads ------------------------------------------------------------------------------------------
     def exists(self, relative: str) -> bool:
@@ -167,11 +168,7 @@ class Storage:
                 return False
             finally:
                 os.unlink(temp)
-        # Object stores: pyarrow has no conditional put; this check-then-write is racy between writers.
-        if self.exists(relative):
-            return False
-        self.write_bytes(relative, data)
-        return True
+        return create_object(self.uri(relative), data)   # a conditional write (If-None-Match: *)
 
     def delete_file(self, relative: str) -> None:
         try:

@@ -1,0 +1,113 @@
+"""Tables on object stores (S3, GCS, Azure): which filesystem serves a URI, and the conditional create that makes
+publishing a timeline file atomic there.
+
+Reads, writes, listings and deletes go through pyarrow's own filesystems (S3FileSystem, GcsFileSystem,
+AzureFileSystem: native, already a dependency, each with its cloud's usual credential chain). pyarrow has no
+conditional write, so `create_if_absent` goes through obstore (``put(mode="create")``: ``If-None-Match: *`` on S3
+and Azure, ``ifGenerationMatch=0`` on GCS), one small wheel that speaks all three. docs/object-storage.md has
+the measurements behind that choice and the mapping of URI schemes.
+
+Both libraries read the endpoint and credentials from the process environment (``AWS_ENDPOINT_URL``,
+``AWS_ACCESS_KEY_ID``..., ``GOOGLE_APPLICATION_CREDENTIALS``, ``AZURE_STORAGE_ACCOUNT_NAME``...) or from the
+machine's role; on a cluster the executors need the same environment (``spark.executorEnv.*``).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import pyarrow.fs as pafs
+
+from pyhudi.errors import ConfigError, PyHudiError
+
+if TYPE_CHECKING:
+    from obstore.store import ObjectStore
+
+# URI scheme -> the scheme pyarrow and obstore know it by. Spark gets the URI as the user wrote it: s3a:// for
+# Hadoop's S3A connector, s3:// on EMR (EMRFS), gs:// for Google's connector, abfs(s)://container@account... for ABFS.
+SCHEMES = {"s3": "s3", "s3a": "s3", "s3n": "s3", "gs": "gs", "gcs": "gs", "abfs": "abfs", "abfss": "abfs"}
+
+
+class ConditionalWriteError(PyHudiError):
+    """The object store refused or failed a conditional create (If-None-Match)."""
+
+
+def scheme_of(uri: str) -> str:
+    return uri.split("://", 1)[0].lower() if "://" in uri else "file"
+
+
+def is_object_store(uri: str) -> bool:
+    return scheme_of(uri) in SCHEMES
+
+
+def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
+    """The pyarrow filesystem serving `uri` and the path inside it. ConfigError naming the URI when no filesystem
+    serves its scheme."""
+    scheme = scheme_of(uri)
+    pyarrow_uri = SCHEMES[scheme] + uri[len(scheme):] if scheme in SCHEMES else uri
+    try:
+        fs, path = pafs.FileSystem.from_uri(pyarrow_uri)
+    except (ValueError, OSError) as error:   # ArrowInvalid is a ValueError
+        raise ConfigError(
+            f"no filesystem serves the table URI {uri!r} ({error}); pyhudi reads and writes local paths, file://, "
+            "s3:// (also s3a://, s3n://), gs:// and abfs(s):// URIs: fix the path, or set the endpoint and "
+            "credentials in the environment (docs/object-storage.md)") from error
+    return fs, path.rstrip("/")
+
+
+def create_object(uri: str, data: bytes) -> bool:
+    """Create the object at `uri` holding `data` only if no object of that name exists; False when one did.
+
+    A create whose first attempt reached the store but whose answer was lost is retried by the client and then
+    finds its own object: an existing object with exactly `data` (not empty) counts as created by this call."""
+    from obstore.exceptions import AlreadyExistsError, PreconditionError
+
+    import obstore
+
+    store, key = _store(uri)
+    try:
+        obstore.put(store, key, data, mode="create")
+        return True
+    except (AlreadyExistsError, PreconditionError):
+        if data and _read_or_none(store, key) == data:
+            return True
+        return False
+    except Exception as error:   # noqa: BLE001 - every store error is re-raised with the URI and the fix
+        raise ConditionalWriteError(
+            f"could not create {uri} with a conditional write (If-None-Match: *): {error}. On object stores pyhudi "
+            "publishes the timeline only with conditional writes, so that two writers can never both publish one "
+            "instant: use a bucket whose store supports them (Amazon S3, Google Cloud Storage, Azure Blob "
+            "Storage and MinIO do), and check the endpoint and credentials (docs/object-storage.md)") from error
+
+
+def _read_or_none(store: ObjectStore, key: str) -> bytes | None:
+    import obstore
+    try:
+        return bytes(obstore.get(store, key).bytes())
+    except Exception:   # noqa: BLE001 - gone or unreadable: not ours to claim
+        return None
+
+
+def _store(uri: str) -> tuple[ObjectStore, str]:
+    """The obstore store of `uri`'s bucket (container) and the object's key inside it."""
+    parts = urlsplit(uri)
+    scheme = SCHEMES.get(parts.scheme.lower())
+    if scheme is None:
+        raise ConfigError(f"{uri!r} is not an object-store URI (s3://, s3a://, gs://, abfs(s)://)")
+    return _bucket_store(scheme, parts.netloc), parts.path.lstrip("/")
+
+
+@lru_cache(maxsize=32)
+def _bucket_store(scheme: str, authority: str) -> ObjectStore:
+    try:
+        from obstore.store import from_url
+    except ImportError as error:
+        raise ConfigError(
+            "tables on object stores need obstore for their atomic commits: pip install 'dbt-pyhudi[object-store]' "
+            "(on a cluster, on the executors too)") from error
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or ""
+    options: Any = {"allow_http": True} if scheme == "s3" and endpoint.startswith("http://") else None
+    return from_url(f"{scheme}://{authority}", client_options=options)
