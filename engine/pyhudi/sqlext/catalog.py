@@ -10,49 +10,22 @@ The metastore keeps the table's comment, partition columns, provider and propert
 Python data source as a PythonTable that shows none of them (see pyhudi.sqlext.describe); property changes are
 therefore applied here as Spark's v1 ALTER TABLE does (alter_properties), never by Spark's v2 ALTER, which would
 drop the table comment.
+
+Each function reaches the catalog through the JVM on a classic session (py4j: one round trip per call, no SQL to
+parse) and through Spark's public API on Spark Connect (pyhudi.sqlext.catalog_connect, which says what it cannot do).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from urllib.parse import unquote, urlparse
 
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
-from pyhudi.file_group.base_file import META_COLUMNS
-
-BASE_PATH_KEY = "hudi.base.path"   # read by pyhudi.reader.datasource when Spark passes no `path` option
-PROVIDER = "hudi"
-
-
-@dataclass
-class CatalogEntry:
-    """What the catalog knows about one table."""
-
-    database: str
-    name: str
-    provider: str
-    location: str                     # a local path or a URI pyhudi's Storage understands
-    managed: bool
-    properties: dict = field(default_factory=dict)
-    partition_columns: list = field(default_factory=list)
-    schema: T.StructType | None = None
-    comment: str | None = None        # the table comment (CREATE ... COMMENT, SET TBLPROPERTIES ('comment'=...))
-
-    @property
-    def is_hudi(self) -> bool:
-        return self.provider.lower() == PROVIDER
-
-    @property
-    def qualified(self) -> str:
-        return f"`{self.database}`.`{self.name}`"
-
-    @property
-    def data_fields(self) -> list[T.StructField]:
-        """Columns a writer supplies (catalog order: partition columns last, as Spark and Hudi keep them)."""
-        return [f for f in self.schema.fields if f.name not in META_COLUMNS]
+from pyhudi.spark.jvm import is_connect
+from pyhudi.sqlext import catalog_connect
+from pyhudi.sqlext.catalog_entry import (BASE_PATH_KEY, PROVIDER, CatalogEntry,  # noqa: F401 - the SQL layer's names
+                                         catalog_schema, location_to_path, sql_string, with_base_path)
 
 
 def _jvm(spark: SparkSession):
@@ -68,12 +41,9 @@ def _identifier(spark: SparkSession, database: str | None, name: str):
     return jvm.org.apache.spark.sql.catalyst.TableIdentifier.apply(name, jvm.scala.Option.apply(database))
 
 
-def location_to_path(uri: str) -> str:
-    """`file:/tmp/x` (how the metastore keeps local locations) -> `/tmp/x`; other URIs stay as they are."""
-    parsed = urlparse(uri)
-    if parsed.scheme in ("", "file"):
-        return unquote(parsed.path) if parsed.scheme else uri
-    return uri
+def refuse_on_connect(statement: str, name: str, why: str) -> None:
+    """Raise SqlError: `statement` on table `name` cannot run on Spark Connect (`why`); the fix is a classic session."""
+    catalog_connect.refuse(statement, name, why)
 
 
 def split_name(parts: list[str], spark: SparkSession) -> tuple[str | None, str | None, str]:
@@ -90,6 +60,8 @@ def lookup(spark: SparkSession, catalog: str | None, database: str | None, name:
     """The session catalog's entry for a table, or None (unknown, a temporary view, or another catalog)."""
     if catalog and catalog.lower() != "spark_catalog":
         return None
+    if is_connect(spark):
+        return catalog_connect.lookup(spark, database, name)
     jcat = _jcatalog(spark)
     if database is None and jcat.getTempView(name).isDefined():
         return None
@@ -117,6 +89,8 @@ def lookup(spark: SparkSession, catalog: str | None, database: str | None, name:
 def detailed_information(spark: SparkSession, entry: CatalogEntry) -> list[tuple[str, str]]:
     """The metastore's `# Detailed Table Information` of a table (Catalog, Database, Table, ..., Provider,
     Comment, Table Properties, Location, Partition Provider), as Spark's v1 DESCRIBE EXTENDED lists them."""
+    if is_connect(spark):
+        return catalog_connect.detailed_information(spark, entry)
     meta = _jcatalog(spark).getTableMetadata(_identifier(spark, entry.database, entry.name))
     details = _jvm(spark).scala.jdk.javaapi.CollectionConverters.asJava(meta.toLinkedHashMap())
     return [(str(k), str(v)) for k, v in details.items() if str(k) != "Schema"]
@@ -124,18 +98,10 @@ def detailed_information(spark: SparkSession, entry: CatalogEntry) -> list[tuple
 
 def default_location(spark: SparkSession, database: str | None, name: str) -> str:
     """Where Spark puts a managed table: <warehouse>/<db>.db/<name> (the default database: <warehouse>/<name>)."""
+    if is_connect(spark):
+        return catalog_connect.default_location(spark, database, name)
     uri = _jcatalog(spark).defaultTablePath(_identifier(spark, database or spark.catalog.currentDatabase(), name))
     return location_to_path(uri.toString())
-
-
-def sql_string(text: str) -> str:
-    return "'" + str(text).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def catalog_schema(data_schema: T.StructType) -> T.StructType:
-    """Hudi's catalog schema: the meta columns, then the data columns."""
-    meta = [T.StructField(c, T.StringType(), True) for c in META_COLUMNS]
-    return T.StructType(meta + [f for f in data_schema.fields if f.name not in META_COLUMNS])
 
 
 def register(spark: SparkSession, database: str | None, name: str, data_schema: T.StructType,
@@ -143,9 +109,11 @@ def register(spark: SparkSession, database: str | None, name: str, data_schema: 
              comment: str | None = None) -> CatalogEntry:
     """CREATE TABLE ... USING hudi in the session catalog; location None makes a managed table (Spark picks
     its folder). Returns the new entry."""
-    jvm = _jvm(spark)
+    if is_connect(spark):
+        return catalog_connect.register(spark, database, name, data_schema, partition_columns, location, properties,
+                                        comment)
     schema = catalog_schema(data_schema)
-    ddl = jvm.org.apache.spark.sql.types.DataType.fromJson(schema.json()).toDDL()
+    ddl = _jvm(spark).org.apache.spark.sql.types.DataType.fromJson(schema.json()).toDDL()
     target = f"`{database}`.`{name}`" if database else f"`{name}`"
     text = f"CREATE TABLE {target} ({ddl}) USING {PROVIDER}"
     if partition_columns:
@@ -165,20 +133,26 @@ def register(spark: SparkSession, database: str | None, name: str, data_schema: 
 
 def stamp_base_path(spark: SparkSession, entry: CatalogEntry, data_schema: T.StructType | None = None) -> None:
     """Record the base path in the first data column's metadata (and optionally replace the data schema)."""
+    if is_connect(spark):
+        if data_schema is not None:
+            catalog_connect.refuse("ALTER TABLE", entry.name, "Spark's public API cannot replace a table's schema")
+        catalog_connect.stamp_base_path(spark, entry)
+        return
     jcat = _jcatalog(spark)
     ident = _identifier(spark, entry.database, entry.name)
     if data_schema is None:
         data_schema = T.StructType.fromJson(json.loads(jcat.getTableMetadata(ident).dataSchema().json()))
-    fields = list(data_schema.fields)
-    first = fields[0]
-    fields[0] = T.StructField(first.name, first.dataType, first.nullable,
-                              {**(first.metadata or {}), BASE_PATH_KEY: entry.location})
-    jschema = _jvm(spark).org.apache.spark.sql.types.DataType.fromJson(T.StructType(fields).json())
+    stamped = with_base_path(data_schema, entry.location)
+    jschema = _jvm(spark).org.apache.spark.sql.types.DataType.fromJson(stamped.json())
     jcat.alterTableDataSchema(ident, jschema)
 
 
 def add_columns(spark: SparkSession, entry: CatalogEntry, new_fields: list[T.StructField]) -> None:
     """ALTER TABLE ADD COLUMNS for a Hudi table (Spark refuses it for data source tables it does not know)."""
+    if is_connect(spark):
+        catalog_connect.refuse("ALTER TABLE ... ADD COLUMNS on", entry.name,
+                               "Spark's v2 ADD COLUMNS fails on Python data source tables and the public API cannot "
+                               "replace a table's schema")
     jcat = _jcatalog(spark)
     ident = _identifier(spark, entry.database, entry.name)
     data = T.StructType.fromJson(json.loads(jcat.getTableMetadata(ident).dataSchema().json()))
@@ -188,6 +162,9 @@ def add_columns(spark: SparkSession, entry: CatalogEntry, new_fields: list[T.Str
 def set_column_comment(spark: SparkSession, entry: CatalogEntry, column: str, comment: str) -> None:
     """ALTER TABLE ... ALTER/CHANGE COLUMN c COMMENT '...': the comment lives in the catalog's schema only (the
     table's own Avro schema carries no column comments)."""
+    if is_connect(spark):
+        catalog_connect.set_column_comment(spark, entry, column, comment)
+        return
     jcat = _jcatalog(spark)
     ident = _identifier(spark, entry.database, entry.name)
     data = T.StructType.fromJson(json.loads(jcat.getTableMetadata(ident).dataSchema().json()))
@@ -212,6 +189,9 @@ def _alter_metadata(spark: SparkSession, entry: CatalogEntry, **changes) -> None
 def mark_external(spark: SparkSession, entry: CatalogEntry) -> None:
     """Make a managed entry external, so that dropping it leaves its folder to us (the metastore would delete a
     managed table's folder whole, other people's files in it too)."""
+    if is_connect(spark):   # the type cannot change through the public API: the entry's folder moves away instead
+        catalog_connect.detach_folder(spark, entry)
+        return
     jvm = _jvm(spark)
     _alter_metadata(spark, entry, tableType=jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.EXTERNAL())
 
@@ -219,6 +199,9 @@ def mark_external(spark: SparkSession, entry: CatalogEntry) -> None:
 def mark_managed(spark: SparkSession, entry: CatalogEntry) -> None:
     """Make an entry registered at an existing folder a managed table again (Spark refuses to create a managed
     table whose folder exists, as after CREATE OR REPLACE swapped the new table into it)."""
+    if is_connect(spark):
+        catalog_connect.refuse("CREATE OR REPLACE TABLE", entry.name,
+                               "the public API cannot register a managed table at a folder that exists")
     jvm = _jvm(spark)
     _alter_metadata(spark, entry, tableType=jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.MANAGED())
 
@@ -227,6 +210,9 @@ def alter_properties(spark: SparkSession, entry: CatalogEntry, changes: dict[str
                      removed: list[str] = ()) -> None:
     """SET / UNSET TBLPROPERTIES as Spark's v1 commands apply them: the `comment` key is the table comment.
     (Spark's v2 path, which a Python data source table takes, drops the table comment on any other change.)"""
+    if is_connect(spark):
+        catalog_connect.alter_properties(spark, entry, changes, removed)
+        return
     jvm = _jvm(spark)
     jcat = _jcatalog(spark)
     meta = jcat.getTableMetadata(_identifier(spark, entry.database, entry.name))

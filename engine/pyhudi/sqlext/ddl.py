@@ -20,6 +20,7 @@ from sqlglot import exp
 from pyhudi import config as C
 from pyhudi.client import drop
 from pyhudi.errors import SqlError
+from pyhudi.spark.jvm import is_connect
 from pyhudi.sqlext import catalog
 from pyhudi.sqlext import location as location_rules
 from pyhudi.sqlext.query import Resolver
@@ -77,6 +78,8 @@ def table_comment(stmt: exp.Create) -> str | None:
 
 
 def _struct_from_defs(spark: SparkSession, defs: list[exp.ColumnDef]) -> T.StructType:
+    if is_connect(spark):
+        return _struct_on_connect(spark, defs)
     ddl = ", ".join(d.sql("spark") for d in defs)
     jvm = spark.sparkContext._jvm
     parsed = jvm.org.apache.spark.sql.types.StructType.fromDDL(ddl)
@@ -84,6 +87,31 @@ def _struct_from_defs(spark: SparkSession, defs: list[exp.ColumnDef]) -> T.Struc
     # the declared type in the field's metadata
     parsed = jvm.org.apache.spark.sql.catalyst.util.CharVarcharUtils.replaceCharVarcharWithStringInSchema(parsed)
     return T.StructType.fromJson(json.loads(parsed.json()))
+
+
+_CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"   # where Spark keeps a string column's declared CHAR(n) / VARCHAR(n)
+
+
+def _struct_on_connect(spark: SparkSession, defs: list[exp.ColumnDef]) -> T.StructType:
+    """The columns parsed by the server (an empty DataFrame of that DDL), CHAR(n) / VARCHAR(n) made strings with
+    their declared type in the field's metadata, as Spark's CharVarcharUtils does on classic."""
+    declared: dict[str, str] = {}
+    plain = []
+    for column in defs:
+        kind = column.args.get("kind")
+        if isinstance(kind, exp.DataType) and kind.this in (exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR):
+            declared[column.name] = kind.sql("spark").lower()
+            column = column.copy()
+            column.set("kind", exp.DataType.build("STRING"))
+        elif isinstance(kind, exp.DataType) and any(t.this in (exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR)
+                                                    for t in kind.find_all(exp.DataType)):
+            raise SqlError(f"column {column.name} {kind.sql('spark')}: CHAR / VARCHAR inside a nested type is not "
+                           "supported on Spark Connect; declare it STRING")
+        plain.append(column)
+    parsed = spark.createDataFrame([], ", ".join(d.sql("spark") for d in plain)).schema
+    return T.StructType([T.StructField(f.name, f.dataType, f.nullable,
+                                       {**(f.metadata or {}), _CHAR_VARCHAR: declared[f.name]})
+                         if f.name in declared else f for f in parsed.fields])
 
 
 def hudi_options(options: dict, partitions: list[str], name: str, database: str) -> dict:
@@ -280,6 +308,8 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
     same folder is then swapped out for it (pyhudi.client.replace), and the catalog entry replaced (dropped and
     registered again: for that moment the name is unknown); any other old table goes first and the staged files
     move in."""
+    if managed and existing.is_hudi and _same_path(existing.location, path) and is_connect(spark):
+        catalog.mark_managed(spark, existing)   # refused on Spark Connect, before anything changes
     staging = f"{path.rstrip('/')}.pyhudi-replace-{uuid.uuid4().hex[:12]}"
     draft = catalog.CatalogEntry(existing.database, existing.name, catalog.PROVIDER, staging, managed, {},
                                  partitions, catalog.catalog_schema(data_schema))

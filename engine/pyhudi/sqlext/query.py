@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from pyhudi import config as C
 from pyhudi.errors import SqlError
+from pyhudi.spark.jvm import is_connect
 from pyhudi.sqlext import catalog
 
 _counter = itertools.count()
@@ -23,6 +24,7 @@ class Resolver:
     def __init__(self, spark: SparkSession):
         self.spark = spark
         self.views: list[str] = []
+        self.frames: dict[str, DataFrame] = {}
         self._cache: dict[tuple, catalog.CatalogEntry | None] = {}
 
     def entry(self, table: exp.Table) -> catalog.CatalogEntry | None:
@@ -45,12 +47,31 @@ class Resolver:
         name = f"__pyhudi_view_{next(_counter)}"
         df.createOrReplaceTempView(name)
         self.views.append(name)
+        self.frames[name] = df
         return name
+
+    def query(self, text: str) -> DataFrame:
+        """The DataFrame of a query over this statement's views, valid after they are dropped."""
+        return sql_over_frames(self.spark, text, self.frames)
 
     def close(self) -> None:
         for name in self.views:
             self.spark.catalog.dropTempView(name)
         self.views.clear()
+        self.frames.clear()
+
+
+def sql_over_frames(spark: SparkSession, text: str, frames: dict[str, DataFrame]) -> DataFrame:
+    """``spark.sql(text)`` where ``text`` names DataFrames by the temporary views they were registered as. A classic
+    session analyses the query now, so the views may go when the statement is done; Spark Connect analyses it only
+    when it runs, so there the DataFrames travel inside the query's plan under those names (as Connect's
+    ``spark.sql(text, **dataframes)`` sends them)."""
+    if not is_connect(spark) or not frames:
+        return spark.sql(text)
+    from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
+    from pyspark.sql.connect.plan import SQL, SubqueryAlias
+    views = [SubqueryAlias(df._plan, name) for name, df in frames.items()]
+    return ConnectDataFrame(SQL(text, None, None, views), spark)
 
 
 def read_entry(spark: SparkSession, entry: catalog.CatalogEntry, options: dict | None = None) -> DataFrame:
@@ -108,7 +129,7 @@ def select(spark: SparkSession, text: str) -> DataFrame:
     tree = sqlglot.parse_one(text, read="spark")
     resolver = Resolver(spark)
     if isinstance(tree, exp.Query) and has_hudi_reference(resolver, tree):
-        return spark.sql(rewrite(resolver, tree).sql("spark"))
+        return resolver.query(rewrite(resolver, tree).sql("spark"))
     return spark.sql(text)
 
 

@@ -16,6 +16,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from pyhudi.errors import SqlError
+from pyhudi.spark.jvm import is_connect
 from pyhudi.sqlext import alter, commits, ddl, dml, settings
 from pyhudi.sqlext.compaction_sql import as_call
 from pyhudi.sqlext.query import Resolver, has_hudi_reference, rewrite
@@ -117,7 +118,7 @@ def _dispatch(spark: SparkSession, resolver: Resolver, statement: Statement, tre
             return _alter(spark, statement, tree, entry)
     elif isinstance(tree, exp.Query):
         if has_hudi_reference(resolver, tree):
-            return spark.sql(rewrite(resolver, tree).sql("spark"))
+            return resolver.query(rewrite(resolver, tree).sql("spark"))
     return spark.sql(statement.text)
 
 
@@ -135,6 +136,9 @@ def _alter(spark: SparkSession, statement: Statement, tree: exp.Alter, entry) ->
                        "yet (pyhudi evolves schemas by adding nullable columns: ALTER TABLE ... ADD COLUMNS); "
                        "to drop, rename or retype columns, recreate the table with CREATE OR REPLACE TABLE ... AS "
                        "SELECT")
+    if len(actions) == 1 and isinstance(actions[0], exp.AlterRename) and entry.managed and is_connect(spark):
+        catalog.refuse_on_connect("ALTER TABLE ... RENAME TO on the managed table", entry.name,
+                                  "the renamed folder cannot be recorded in the table's schema through the public API")
     result = spark.sql(statement.text)
     if len(actions) == 1 and isinstance(actions[0], exp.AlterRename):
         new = actions[0].this
