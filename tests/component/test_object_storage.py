@@ -158,3 +158,25 @@ def test_missing_bucket_is_refused_and_nothing_is_written(s3_env):
     storage = Storage(f"s3://{s3_env}-missing/t")
     with pytest.raises(PyHudiError, match=rf"s3://{s3_env}-missing/t/\.hoodie/x"):
         storage.create_if_absent(".hoodie/x", b"1")
+
+
+def test_scan_in_python_tasks_gives_spark_scans_rows(spark, tmp_path):
+    """Where Spark has no filesystem for a table's URI, base files are scanned in Python tasks: the same rows and
+    `_metadata.file_name` as Spark's parquet scan, a column one file lacks read as null."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from pyhudi.storage.scan import _scan_in_tasks, scan_parquet
+
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "name": ["a", "b"]}), tmp_path / "f1_0.parquet")
+    pq.write_table(pa.table({"id": pa.array([3], pa.int64())}), tmp_path / "f2 [x]_0.parquet")
+    uris = [f"file://{tmp_path}/f1_0.parquet", f"file://{tmp_path}/f2 [x]_0.parquet"]
+    schema = T.StructType([T.StructField("id", T.LongType()), T.StructField("name", T.StringType())])
+
+    def collected(df):
+        return sorted(df.select("id", "name", F.col("_metadata.file_name").alias("file")).collect(), key=repr)
+
+    assert collected(_scan_in_tasks(spark, schema, uris)) == collected(scan_parquet(spark, schema, uris))
+    assert len(collected(_scan_in_tasks(spark, schema, uris))) == 3

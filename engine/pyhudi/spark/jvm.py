@@ -9,6 +9,7 @@ part of a small write's or a query's fixed cost. These helpers send the whole li
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -110,6 +111,25 @@ def read_parquet(spark: SparkSession, schema: T.StructType, paths: list[str]) ->
     if is_connect(spark):
         return reader.parquet(*paths)
     return reader._df(reader._jreader.parquet(java_strings(spark, paths)))
+
+
+_PLAN_SIZE = re.compile(r"Statistics\(sizeInBytes=([0-9.]+) ([KMGTPE]?i?B)\b")
+_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50, "EiB": 1 << 60}
+
+
+def optimized_plan(df: DataFrame) -> tuple[int, str, bool]:
+    """Spark's optimized logical plan of ``df`` without running it: (its size estimate in bytes, its text, whether
+    it is deterministic). On Spark Connect from the plan explained in cost mode (one round trip; the estimate as
+    Spark prints it, to three digits), and taken as not deterministic (Connect does not say)."""
+    if is_connect(df):
+        text = df._explain_string(mode="cost")
+        text = text.split("== Physical Plan ==", 1)[0]
+        found = _PLAN_SIZE.search(text)
+        if found is None:
+            raise ValueError("no size estimate in the optimized plan")
+        return int(float(found.group(1)) * _UNITS[found.group(2)]), text, False
+    plan = df._jdf.queryExecution().optimizedPlan()
+    return int(str(plan.stats().sizeInBytes())), plan.toString(), bool(plan.deterministic())
 
 
 def quoted(name: str) -> str:

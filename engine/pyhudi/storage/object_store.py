@@ -45,17 +45,24 @@ def is_object_store(uri: str) -> bool:
 
 def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
     """The pyarrow filesystem serving `uri` and the path inside it. ConfigError naming the URI when no filesystem
-    serves its scheme."""
+    serves its scheme. Only the scheme and authority are parsed as a URI (once per bucket): the path is taken
+    literally, as Hudi's paths are (a partition value may hold a space or brackets)."""
     scheme = scheme_of(uri)
-    pyarrow_uri = SCHEMES[scheme] + uri[len(scheme):] if scheme in SCHEMES else uri
+    authority, _, rest = uri[len(scheme) + 3:].partition("/")
     try:
-        fs, path = pafs.FileSystem.from_uri(pyarrow_uri)
+        fs, root = _root(SCHEMES.get(scheme, scheme), authority)
     except (ValueError, OSError) as error:   # ArrowInvalid is a ValueError
         raise ConfigError(
             f"no filesystem serves the table URI {uri!r} ({error}); pyhudi reads and writes local paths, file://, "
-            "s3:// (also s3a://, s3n://), gs:// and abfs(s):// URIs: fix the path, or set the endpoint and "
-            "credentials in the environment (docs/object-storage.md)") from error
-    return fs, path.rstrip("/")
+            "s3:// (also s3a://, s3n://), gs:// and abfs(s):// URIs: fix the path, or set the endpoint, region "
+            "and credentials in the environment (docs/object-storage.md)") from error
+    return fs, f"{root.rstrip('/')}/{rest}".rstrip("/")
+
+
+@lru_cache(maxsize=32)
+def _root(scheme: str, authority: str) -> tuple[pafs.FileSystem, str]:
+    """The filesystem of one bucket (container, host) and its root path, built once per process."""
+    return pafs.FileSystem.from_uri(f"{scheme}://{authority}/")
 
 
 def create_object(uri: str, data: bytes) -> bool:

@@ -57,11 +57,12 @@ def _file_batches(uri: str, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     """Executor: one parquet file's record batches in ``schema`` plus its file name, as Spark's scan gives them."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+    from urllib.parse import quote
 
     from pyhudi.storage.object_store import filesystem
 
     fs, path = filesystem(uri)
-    name = uri.rsplit("/", 1)[-1]
+    name = quote(uri.rsplit("/", 1)[-1], safe=",;:$&+=@!*'()")   # as Spark gives it: URI-escaped, as Hadoop's
     file_type = pa.struct([pa.field("file_name", pa.string())])
     with fs.open_input_file(path) as source:
         parquet = pq.ParquetFile(source)

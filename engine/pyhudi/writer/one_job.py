@@ -56,6 +56,7 @@ from pyhudi.index.bucket import existing_buckets
 from pyhudi.index.stats import IndexStats
 from pyhudi.spark.parallelism import file_task_partitions
 from pyhudi.spark.jvm import default_parallelism, map_in_arrow
+from pyhudi.spark.jvm import optimized_plan
 from pyhudi.spark.jvm import share as share_value
 from pyhudi.writer.file_writer import ARRIVAL_COLUMN, FILE_ID_COLUMN, PARTITION_PATH, WriteContext
 from pyhudi.writer.live_keys import LiveKeyCheck, live_key_check
@@ -98,14 +99,12 @@ def batch_plan(df: DataFrame) -> tuple[int | None, bool, bool]:
     """From Spark's optimized plan of the batch (no job): its size estimate (None when Spark cannot tell, e.g. rows
     made from Python objects, which it sizes as Long.MaxValue), whether computing it shuffles (a join or an
     aggregation: e.g. a MERGE source or a dbt model's query) and whether it is deterministic (computing it twice
-    gives the same rows: no rand(), uuid(), ...)."""
+    gives the same rows: no rand(), uuid(), ...; on Spark Connect, which does not say, taken as not)."""
     try:
-        plan = df._jdf.queryExecution().optimizedPlan()
-        size = int(str(plan.stats().sizeInBytes()))
-        shuffles = bool(_SHUFFLING_NODES.search(plan.toString()))
-        deterministic = bool(plan.deterministic())
-    except Exception:  # noqa: BLE001 - e.g. Spark Connect: no plan from Python
+        size, text, deterministic = optimized_plan(df)
+    except Exception:  # noqa: BLE001 - a plan Spark cannot explain: the general path
         return None, True, False
+    shuffles = bool(_SHUFFLING_NODES.search(text))
     return (None if size >= 1 << 62 else size), shuffles, deterministic
 
 
