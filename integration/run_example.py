@@ -54,7 +54,8 @@ def print_tables(schema: str) -> None:
     import pyhudi
     from pyspark.sql import SparkSession
 
-    spark = SparkSession.builder.getOrCreate()
+    remote = os.environ.get("PYHUDI_EXAMPLE_REMOTE")   # the profile's `remote:` (a Spark Connect server)
+    spark = (SparkSession.builder.remote(remote) if remote else SparkSession.builder).getOrCreate()
     for table in TABLES:
         print(f"\n== {schema}.{table}")
         df = pyhudi.sql(spark, f"select * from {schema}.{table}")

@@ -155,3 +155,31 @@ def assert_metadata_table_agrees(path, kept: bool) -> None:
                and not f.name.startswith(".hoodie_partition_metadata") and f.name != ".DS_Store"}
     assert listed == on_disk
     assert {data_partition(p) for p in records[ALL_PARTITIONS_KEY].live()} >= {p for p, _ in on_disk}
+
+
+def check_example_tables(location) -> None:
+    """The tables the example dbt project (integration/example) leaves, as hudi-rs reads them; `location(table)`
+    gives a table's base path (test_example_project.py, and over Spark Connect in test_spark_connect.py)."""
+    import os
+    from pathlib import Path
+
+    fct = location("fct_orders")
+    props = (Path(fct) / ".hoodie" / "hoodie.properties").read_text()
+    assert "hoodie.table.type=MERGE_ON_READ" in props and "hoodie.table.precombine.field=updated_at" in props
+    # batch 2 upserted 102 and 104 and inserted 105 and 106
+    assert rows(hudi_rs_read(fct), ["order_id", "status"]) == [
+        (101, "placed"), (102, "shipped"), (103, "shipped"), (104, "cancelled"), (105, "placed"), (106, "placed")]
+    # run-operation compact committed a compaction on the fact table's timeline
+    assert any(f.endswith(".commit") for f in os.listdir(Path(fct) / ".hoodie"))
+
+    revenue = {str(day): (orders, float(amount)) for day, orders, amount in
+               rows(hudi_rs_read(location("daily_revenue")), ["order_date", "orders", "revenue"])}
+    assert revenue == {"2024-01-01": (3, 42.75), "2024-01-02": (2, 42.0), "2024-01-03": (1, 5.0)}
+
+    dim = location("dim_customers")
+    assert rows(hudi_rs_read(dim), ["customer_id", "country", "orders"]) == [
+        (1, "BE", 2), (2, "DE", 2), (3, "IN", 1), (4, "PL", 1)]
+    assert any(f.endswith(".replacecommit") for f in os.listdir(Path(dim) / ".hoodie"))
+
+    history = rows(hudi_rs_read(location("customers_snapshot")), ["customer_id", "country"])
+    assert history == [(1, "BE"), (1, "NL"), (2, "DE"), (3, "IN"), (4, "PL")]

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from support import hudi_rs_read, rows
+from support import check_example_tables, hudi_rs_read, rows
 
 HERE = Path(__file__).parent
 LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
@@ -28,15 +29,21 @@ COLUMNS = ["id", "name", "ts", "part"]
 
 
 @pytest.fixture(scope="module")
-def connect_port(tmp_path_factory):
+def connect_server(tmp_path_factory):
+    """(port, warehouse folder) of a Spark Connect server for this module's tests."""
     warehouse = tmp_path_factory.mktemp("connect-warehouse")
     server = subprocess.Popen([sys.executable, str(HERE / "connect_server.py"), str(warehouse), "local[2]"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     port = server.stdout.readline().strip()
     assert port.isdigit(), "the Spark Connect server did not start"
-    yield port
+    yield port, warehouse
     server.stdin.close()
     server.wait(120)
+
+
+@pytest.fixture(scope="module")
+def connect_port(connect_server):
+    return connect_server[0]
 
 
 def _expected(*records) -> list[tuple]:
@@ -91,3 +98,23 @@ def test_hudi_sql_on_spark_connect(connect_port, tmp_path):
     assert over_connect["after drop"] == []
     # hudi-rs reads what Connect wrote (DROP TABLE of a table with a LOCATION keeps its files)
     assert rows(hudi_rs_read(tmp_path / "connect"), COLUMNS) == [tuple(r) for r in expected]
+
+
+def test_example_dbt_project_on_spark_connect(connect_server, tmp_path):
+    """The example dbt project (integration/run_example.py: seeds, an incremental merge into a merge-on-read
+    table, an insert_overwrite by day, a table rebuilt, a snapshot, run-operation compact and clean) with
+    `remote: sc://...` in its profile leaves the tables the in-process run leaves (test_example_project.py's
+    checks, through hudi-rs)."""
+    port, warehouse = connect_server
+    root = HERE.parents[1]
+    project = tmp_path / "example"
+    shutil.copytree(root / "integration" / "example", project, ignore=shutil.ignore_patterns("target", "logs"))
+    schema = "example_connect"
+    env = {**{k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYSPARK_SUBMIT_ARGS")},
+           "PYHUDI_EXAMPLE_REMOTE": f"sc://localhost:{port}", "PYHUDI_EXAMPLE_SCHEMA": schema,
+           "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    result = subprocess.run([sys.executable, str(root / "integration" / "run_example.py"), "--project-dir",
+                             str(project)], capture_output=True, text=True, timeout=1200, env=env)
+    assert result.returncode == 0, (result.stdout[-3000:], result.stderr[-3000:])
+    assert not (project / "target" / "pyhudi").exists()    # nothing ran in dbt's process: no local warehouse
+    check_example_tables(lambda table: str(Path(warehouse) / f"{schema}.db" / table))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import hudi_rs_read, rows
+from support import check_example_tables
 
 pytestmark = pytest.mark.spark
 
@@ -40,23 +40,4 @@ def test_example_project(spark, tmp_path, monkeypatch):
 
     assert _runner().run(str(project)) == schema
 
-    fct = _location(spark, schema, "fct_orders")
-    props = (Path(fct) / ".hoodie" / "hoodie.properties").read_text()
-    assert "hoodie.table.type=MERGE_ON_READ" in props and "hoodie.table.precombine.field=updated_at" in props
-    # batch 2 upserted 102 and 104 and inserted 105 and 106
-    assert rows(hudi_rs_read(fct), ["order_id", "status"]) == [
-        (101, "placed"), (102, "shipped"), (103, "shipped"), (104, "cancelled"), (105, "placed"), (106, "placed")]
-    # run-operation compact committed a compaction on the fact table's timeline
-    assert any(f.endswith(".commit") for f in os.listdir(Path(fct) / ".hoodie"))
-
-    revenue = {str(day): (orders, float(amount)) for day, orders, amount in
-               rows(hudi_rs_read(_location(spark, schema, "daily_revenue")), ["order_date", "orders", "revenue"])}
-    assert revenue == {"2024-01-01": (3, 42.75), "2024-01-02": (2, 42.0), "2024-01-03": (1, 5.0)}
-
-    dim = _location(spark, schema, "dim_customers")
-    assert rows(hudi_rs_read(dim), ["customer_id", "country", "orders"]) == [
-        (1, "BE", 2), (2, "DE", 2), (3, "IN", 1), (4, "PL", 1)]
-    assert any(f.endswith(".replacecommit") for f in os.listdir(Path(dim) / ".hoodie"))
-
-    history = rows(hudi_rs_read(_location(spark, schema, "customers_snapshot")), ["customer_id", "country"])
-    assert history == [(1, "BE"), (1, "NL"), (2, "DE"), (3, "IN"), (4, "PL")]
+    check_example_tables(lambda table: _location(spark, schema, table))

@@ -34,10 +34,11 @@ class PyhudiConnectionManager(SparkConnectionManager):
         warehouse = creds.warehouse or resolve_warehouse(None, None, None)
         try:
             spark = spark_session(creds.master, warehouse, creds.spark_conf, creds.server_side_parameters,
-                                  creds.metastore_url)
+                                  creds.metastore_url, remote=creds.remote)
         except Exception as exc:
             from dbt.adapters.exceptions import FailedToConnectError
-            raise FailedToConnectError(f"pyhudi: could not start Spark ({creds.master}): {exc}") from exc
+            raise FailedToConnectError(f"pyhudi: could not start Spark ({creds.remote or creds.master}): {exc}") \
+                from exc
         connection.handle = PyhudiConnectionWrapper(spark)
         connection.state = ConnectionState.OPEN
         return connection

@@ -24,7 +24,7 @@ from dbt_common.exceptions import DbtRuntimeError
 logger = AdapterLogger("pyhudi")
 
 _lock = threading.Lock()
-_activated: set = set()     # ids of the JVM sessions where the `hudi` data source is registered
+_activated: set = set()     # the sessions (JVM ids, Connect session ids) where `hudi` is registered
 
 # SQL settings dbt needs on the session (dbt-spark's session mode leaves these gaps open).
 DBT_SQL_CONF = {
@@ -48,11 +48,20 @@ def _running_session():
     return None
 
 
-def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict, metastore_url: str | None = None):
-    """dbt's SparkSession: reuse the running one or start it once with pyhudi.session(...)."""
+def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict, metastore_url: str | None = None,
+                  remote: str | None = None):
+    """dbt's SparkSession: reuse the running one or start it once with pyhudi.session(...); with `remote`, a
+    Spark Connect session to that server (spark_conf then holds runtime settings only)."""
     import pyhudi
 
     with _lock:
+        if remote:
+            logger.debug(f"pyhudi: connecting to the Spark Connect server {remote}")
+            base = pyhudi.session(remote=remote, app_name="dbt-pyhudi", **{k: str(v) for k, v in spark_conf.items()})
+            base = _activate(base)
+            for name, value in {**DBT_SQL_CONF, **sql_conf}.items():
+                base.conf.set(name, str(value))
+            return base
         base = _running_session()
         if base is None:
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -72,7 +81,9 @@ def _activate(spark):
     """Register pyhudi's `hudi` data source unless the session (or one sharing its state) already has it."""
     import pyhudi
 
-    key = id(spark._jsparkSession)
+    from pyhudi.spark.jvm import is_connect
+
+    key = ("connect", spark.session_id) if is_connect(spark) else id(spark._jsparkSession)
     if key not in _activated:
         try:
             pyhudi.activate(spark)
