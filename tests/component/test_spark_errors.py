@@ -91,3 +91,14 @@ def test_bad_record_in_an_executor_keeps_class_and_fields(spark, tmp_path):
     assert (fields["table"], fields["field"], fields["rows"]) == ("carrier", "id", 2)
     assert "'id' is null or empty in 2 of 3 rows" in str(info.value)
     assert pyhudi.read(spark, path).count() == 1
+
+
+def _no_pyhudi():
+    raise ModuleNotFoundError("No module named 'pyhudi'")
+
+
+def test_executors_without_pyhudi_say_how_to_fix_it(spark):
+    """An executor whose Python cannot import pyhudi (a Connect server or cluster it was not installed on): an
+    error that names the cause and the fix, not a stack of Spark's."""
+    with pytest.raises(errors.ConfigError, match=r"executors cannot import pyhudi.*install dbt-pyhudi there too"):
+        collect_or_raise(_failing(spark, _no_pyhudi))

@@ -8,7 +8,7 @@ import threading
 
 from pyspark.sql import DataFrame
 
-from pyhudi.errors import PyHudiError, decode_error
+from pyhudi.errors import ConfigError, PyHudiError, decode_error
 from pyhudi.file_group.naming import write_token
 
 
@@ -19,14 +19,24 @@ def original_error(exc: BaseException) -> PyHudiError | None:
 
 
 def collect_or_raise(df: DataFrame) -> list:
-    """collect(), turning a PyHudiError raised inside an executor back into the same error on the driver."""
+    """collect(), turning a PyHudiError raised inside an executor back into the same error on the driver, and an
+    executor without pyhudi into an error that says so."""
     try:
         return df.collect()
     except Exception as exc:  # noqa: BLE001 - rethrown below unless it carries one of our errors
         error = original_error(exc)
         if error is not None:
             raise error from None
+        if _MISSING_ON_EXECUTORS in str(exc):
+            raise ConfigError(
+                "Spark's executors cannot import pyhudi (their Python worker said: No module named 'pyhudi'): "
+                "pyhudi's tasks run in the executors' Python, so install dbt-pyhudi there too, in the Python "
+                "that spark.pyspark.python / PYSPARK_PYTHON names on every worker (on Spark Connect: the "
+                "server's cluster), or ship it with spark.archives. Nothing was committed.") from None
         raise
+
+
+_MISSING_ON_EXECUTORS = "No module named 'pyhudi'"
 
 
 def task_token() -> tuple[str, int]:
