@@ -128,8 +128,11 @@ def select(spark: SparkSession, text: str) -> DataFrame:
     import sqlglot
     tree = sqlglot.parse_one(text, read="spark")
     resolver = Resolver(spark)
-    if isinstance(tree, exp.Query) and has_hudi_reference(resolver, tree):
-        return resolver.query(rewrite(resolver, tree).sql("spark"))
+    try:
+        if isinstance(tree, exp.Query) and has_hudi_reference(resolver, tree):
+            return resolver.query(rewrite(resolver, tree).sql("spark"))
+    finally:
+        resolver.close()    # the query's DataFrame stays valid without its views
     return spark.sql(text)
 
 
