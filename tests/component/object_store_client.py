@@ -3,7 +3,7 @@ by the test) or at a local path, for comparison. It runs in a process of its own
 credentials come from the environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID...), which Spark's Python workers take
 from the process that starts Spark. Prints one JSON object: the rows read at each step, and the instants.
 
-    python object_store_client.py <table uri or path> <table type>
+    python object_store_client.py <table uri or path> <table type> <table version>
 """
 
 from __future__ import annotations
@@ -20,23 +20,23 @@ def main() -> None:
     import pyhudi
 
     spark = pyhudi.session(master="local[2]", hive=False)
-    out = scenario(spark, sys.argv[1], sys.argv[2])
+    out = scenario(spark, sys.argv[1], sys.argv[2], sys.argv[3])
     spark.stop()
     print(json.dumps(out), flush=True)
 
 
-def scenario(spark, path: str, table_type: str) -> dict:
+def scenario(spark, path: str, table_type: str, version: str) -> dict:
     """Writes, a delete, the query types, the table services and a rollback on the table at `path`."""
     from pyhudi.index import footers
 
     threshold, footers.SPARK_READ_THRESHOLD = footers.SPARK_READ_THRESHOLD, 0   # footers read in a Spark job
     try:
-        return _steps(spark, path, table_type)
+        return _steps(spark, path, table_type, version)
     finally:
         footers.SPARK_READ_THRESHOLD = threshold
 
 
-def _steps(spark, path: str, table_type: str) -> dict:
+def _steps(spark, path: str, table_type: str, version: str) -> dict:
     import pyhudi
 
     out: dict = {}
@@ -47,7 +47,7 @@ def _steps(spark, path: str, table_type: str) -> dict:
     options = {"hoodie.table.name": "objects", "hoodie.datasource.write.recordkey.field": "id",
                "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
                "hoodie.datasource.write.table.type": table_type, "hoodie.parquet.small.file.limit": "0",
-               "hoodie.write.table.version": "8"}
+               "hoodie.write.table.version": version}
     first = pyhudi.write(df([(k, f"a{k}", 1, f"p{k % 2}") for k in range(6)]), path, options).instant_time
     second = pyhudi.write(df([(1, "b1", 2, "p1"), (2, "b2", 2, "p0"), (9, "b9", 2, "p1")]), path,
                           options).instant_time
