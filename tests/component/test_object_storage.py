@@ -84,7 +84,7 @@ _LONG_ONLY = [] if LONG else [pytest.mark.skip(reason="PYHUDI_LONG_TESTS=1 (CI: 
 def test_engine_on_s3_gives_the_rows_it_gives_on_a_local_disk(spark, s3_env, tmp_path, table_type, version):
     """Writes, a delete, snapshot, the data source, time travel, incremental, compaction, clustering, clean and
     a rollback on s3a://: the same results as the same scenario on a local path; hudi-rs reads the S3 table."""
-    from object_store_client import scenario
+    from engine_scenario import scenario
 
     uri = f"s3a://{s3_env}/trips"
     on_s3 = _run_client(uri, table_type, version)
