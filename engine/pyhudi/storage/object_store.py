@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
@@ -100,11 +99,11 @@ def _read_or_none(store: ObjectStore, key: str) -> bytes | None:
 
 def _store(uri: str) -> tuple[ObjectStore, str]:
     """The obstore store of `uri`'s bucket (container) and the object's key inside it."""
-    parts = urlsplit(uri)
-    scheme = SCHEMES.get(parts.scheme.lower())
+    scheme = SCHEMES.get(scheme_of(uri))
     if scheme is None:
         raise ConfigError(f"{uri!r} is not an object-store URI (s3://, s3a://, gs://, abfs(s)://)")
-    return _bucket_store(scheme, parts.netloc), parts.path.lstrip("/")
+    authority, _, key = uri.split("://", 1)[1].partition("/")   # literal: a key may hold '#' or '?'
+    return _bucket_store(scheme, authority), key
 
 
 @lru_cache(maxsize=32)
