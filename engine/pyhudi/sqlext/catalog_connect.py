@@ -26,6 +26,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from pyhudi.errors import SqlError
+from pyhudi.spark.jvm import quoted
 from pyhudi.sqlext.catalog_entry import (BASE_PATH_KEY, PROVIDER, CatalogEntry, catalog_schema, location_to_path,
                                          sql_string, with_base_path)
 
@@ -38,10 +39,6 @@ _KEYS = ("Catalog", "Database", "Table", "Owner", "Created Time", "Last Access",
          "Partition Provider", "Partition Columns", "Schema")
 _LINE = re.compile(r"^(" + "|".join(re.escape(k) for k in _KEYS) + r"): ?(.*)$")
 _QUOTED = re.compile(r"`((?:[^`]|``)*)`")
-
-
-def quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _information(spark: SparkSession, database: str | None, name: str) -> tuple[bool, dict[str, str] | None]:
