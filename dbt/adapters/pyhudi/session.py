@@ -58,11 +58,8 @@ def spark_session(master: str, warehouse: str, spark_conf: dict, sql_conf: dict,
         if remote:
             logger.debug(f"pyhudi: connecting to the Spark Connect server {remote}")
             base = pyhudi.session(remote=remote, app_name="dbt-pyhudi", **{k: str(v) for k, v in spark_conf.items()})
-            base = _activate(base)
-            for name, value in {**DBT_SQL_CONF, **sql_conf}.items():
-                base.conf.set(name, str(value))
-            return base
-        base = _running_session()
+        else:
+            base = _running_session()
         if base is None:
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
             os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)

@@ -71,7 +71,8 @@ def read_file_groups(spark: SparkSession, view, groups: set[tuple[str, str]]) ->
         return scan_dataframe(spark, plan)
     if native and can_merge_natively(plan):
         return merged_snapshot(spark, plan, lambda uris: native_scan(spark, plan, uris))
-    # tables the native merge cannot key, or Spark without a filesystem for the URI: the data source's snapshot at the view's instant, narrowed to the groups
+    # tables the native merge cannot key, or Spark without a filesystem for the URI: the data source's snapshot
+    # at the view's instant, narrowed to the groups
     group = F.concat_ws("/", F.col("_hoodie_partition_path"), F.substring_index(F.col("_hoodie_file_name"), "_", 1))
     as_of = {"as.of.instant": view.as_of} if view.as_of else {}
     return (spark.read.format("hudi").options(**as_of).load(view.table.storage.base_uri)

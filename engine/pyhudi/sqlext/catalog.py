@@ -25,7 +25,8 @@ from pyspark.sql import types as T
 from pyhudi.spark.jvm import is_connect
 from pyhudi.sqlext import catalog_connect
 from pyhudi.sqlext.catalog_entry import (BASE_PATH_KEY, PROVIDER, CatalogEntry,  # noqa: F401 - the SQL layer's names
-                                         catalog_schema, location_to_path, sql_string, with_base_path)
+                                         catalog_schema, create_clauses, location_to_path, sql_string,
+                                         with_base_path)
 
 
 def _jvm(spark: SparkSession):
@@ -118,14 +119,7 @@ def register(spark: SparkSession, database: str | None, name: str, data_schema: 
     text = f"CREATE TABLE {target} ({ddl}) USING {PROVIDER}"
     if partition_columns:
         text += " PARTITIONED BY (" + ", ".join(f"`{c}`" for c in partition_columns) + ")"
-    if location is not None:
-        text += f" LOCATION {sql_string(location)}"
-    if comment is not None:
-        text += f" COMMENT {sql_string(comment)}"
-    if properties:
-        text += " TBLPROPERTIES (" + ", ".join(f"{sql_string(k)} = {sql_string(v)}"
-                                                for k, v in properties.items()) + ")"
-    spark.sql(text)
+    spark.sql(text + create_clauses(location, comment, properties))
     entry = lookup(spark, None, database, name)
     stamp_base_path(spark, entry)
     return lookup(spark, None, entry.database, entry.name)

@@ -27,8 +27,8 @@ from pyspark.sql import types as T
 
 from pyhudi.errors import SqlError
 from pyhudi.spark.jvm import quoted
-from pyhudi.sqlext.catalog_entry import (BASE_PATH_KEY, PROVIDER, CatalogEntry, catalog_schema, location_to_path,
-                                         sql_string, with_base_path)
+from pyhudi.sqlext.catalog_entry import (BASE_PATH_KEY, PROVIDER, CatalogEntry, catalog_schema, create_clauses,
+                                         location_to_path, sql_string, with_base_path)
 
 # the keys of Spark's CatalogTable.toLinkedHashMap, as SHOW TABLE EXTENDED lists them (one `Key: value` line each;
 # a value may run over several lines, e.g. a comment with a newline, and `Schema` is a tree of lines)
@@ -140,13 +140,8 @@ def register(spark: SparkSession, database: str | None, name: str, data_schema: 
         writer = writer.partitionBy(*partition_columns)
     writer.saveAsTable(staging)
     try:
-        text = f"CREATE TABLE {quoted(db)}.{quoted(name)} LIKE {staging} USING {PROVIDER}"
-        if location is not None:
-            text += f" LOCATION {sql_string(location)}"
-        if properties:
-            text += " TBLPROPERTIES (" + ", ".join(f"{sql_string(k)} = {sql_string(v)}"
-                                                    for k, v in properties.items()) + ")"
-        spark.sql(text)
+        spark.sql(f"CREATE TABLE {quoted(db)}.{quoted(name)} LIKE {staging} USING {PROVIDER}"
+                  + create_clauses(location, None, properties))   # the comment follows by ALTER (below)
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {staging}")
     entry = lookup(spark, db, name)

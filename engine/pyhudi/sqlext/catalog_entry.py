@@ -55,6 +55,19 @@ def sql_string(text: str) -> str:
     return "'" + str(text).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def create_clauses(location: str | None, comment: str | None, properties: dict | None) -> str:
+    """The LOCATION, COMMENT and TBLPROPERTIES clauses of a CREATE TABLE (each only when given)."""
+    text = ""
+    if location is not None:
+        text += f" LOCATION {sql_string(location)}"
+    if comment is not None:
+        text += f" COMMENT {sql_string(comment)}"
+    if properties:
+        text += " TBLPROPERTIES (" + ", ".join(f"{sql_string(k)} = {sql_string(v)}"
+                                                for k, v in properties.items()) + ")"
+    return text
+
+
 def catalog_schema(data_schema: T.StructType) -> T.StructType:
     """Hudi's catalog schema: the meta columns, then the data columns."""
     meta = [T.StructField(c, T.StringType(), True) for c in META_COLUMNS]

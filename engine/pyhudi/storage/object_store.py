@@ -69,11 +69,11 @@ def create_object(uri: str, data: bytes) -> bool:
 
     A create whose first attempt reached the store but whose answer was lost is retried by the client and then
     finds its own object: an existing object with exactly `data` (not empty) counts as created by this call."""
-    from obstore.exceptions import AlreadyExistsError, PreconditionError
+    store, key = _store(uri)   # first: without obstore, the ConfigError that says how to install it
 
     import obstore
+    from obstore.exceptions import AlreadyExistsError, PreconditionError
 
-    store, key = _store(uri)
     try:
         obstore.put(store, key, data, mode="create")
         return True

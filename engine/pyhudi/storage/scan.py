@@ -64,6 +64,7 @@ def _file_batches(uri: str, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     fs, path = filesystem(uri)
     name = quote(uri.rsplit("/", 1)[-1], safe=",;:$&+=@!*'()")   # as Spark gives it: URI-escaped, as Hadoop's
     file_type = pa.struct([pa.field("file_name", pa.string())])
+    out_schema = pa.schema(list(schema) + [pa.field(FILE_METADATA, file_type)])
     with fs.open_input_file(path) as source:
         parquet = pq.ParquetFile(source)
         present = set(parquet.schema_arrow.names)
@@ -73,5 +74,4 @@ def _file_batches(uri: str, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
                        for f in schema]
             names = pa.array([name] * batch.num_rows, pa.string())
             columns.append(pa.StructArray.from_arrays([names], fields=list(file_type)))
-            yield pa.RecordBatch.from_arrays(columns, schema=pa.schema(list(schema) + [pa.field("_metadata",
-                                                                                               file_type)]))
+            yield pa.RecordBatch.from_arrays(columns, schema=out_schema)
