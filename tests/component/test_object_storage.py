@@ -39,7 +39,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def s3_endpoint():
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+    server = subprocess.Popen([sys.executable, str(HERE / "s3_server.py"), str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while True:
