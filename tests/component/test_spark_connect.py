@@ -26,13 +26,16 @@ from support import check_example_tables, hudi_rs_read, rows
 HERE = Path(__file__).parent
 LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
 COLUMNS = ["id", "name", "ts", "part"]
+# The server's executors are JVMs and Python workers of their own, as behind a Connect server on a cluster: nothing
+# may rely on running in the server's driver process.
+MASTER = "local-cluster[2,1,1024]"
 
 
 @pytest.fixture(scope="module")
 def connect_server(tmp_path_factory):
     """(port, warehouse folder) of a Spark Connect server for this module's tests."""
     warehouse = tmp_path_factory.mktemp("connect-warehouse")
-    server = subprocess.Popen([sys.executable, str(HERE / "connect_server.py"), str(warehouse), "local[2]"],
+    server = subprocess.Popen([sys.executable, str(HERE / "connect_server.py"), str(warehouse), MASTER],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     port = server.stdout.readline().strip()
     assert port.isdigit(), "the Spark Connect server did not start"
