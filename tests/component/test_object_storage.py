@@ -36,20 +36,25 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def s3_endpoint():
+def _start_server(mode: str):
     port = _free_port()
-    server = subprocess.Popen([sys.executable, str(HERE / "s3_server.py"), str(port)],
+    server = subprocess.Popen([sys.executable, str(HERE / "s3_server.py"), str(port), mode],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            return server, f"http://127.0.0.1:{port}"
         except OSError:
             assert time.monotonic() < deadline and server.poll() is None, "the S3 server (moto) did not start"
             time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module", params=["atomic"])
+def s3_endpoint(request):
+    """An S3 server for the module (s3_server.py); a test may parametrize the mode indirectly."""
+    server, endpoint = _start_server(request.param)
+    yield endpoint
     server.terminate()
     server.wait(30)
 
@@ -162,6 +167,24 @@ def test_missing_bucket_is_refused_and_nothing_is_written(s3_env):
     storage = Storage(f"s3://{s3_env}-missing/t")
     with pytest.raises(PyHudiError, match=rf"s3://{s3_env}-missing/t/\.hoodie/x"):
         storage.create_if_absent(".hoodie/x", b"1")
+
+
+@pytest.mark.parametrize("s3_endpoint", ["ignore", "refuse"], indirect=True)
+def test_store_without_conditional_writes_is_refused_and_nothing_is_written(s3_env):
+    """A store that ignores If-None-Match (it overwrites) or refuses it: creating a table there raises an error
+    naming the URI and the fix, and the bucket stays empty; no timeline file is published either."""
+    import boto3
+
+    from pyhudi.errors import PyHudiError
+    from pyhudi.storage import Storage
+    from pyhudi.table import HudiTable
+
+    props = {"hoodie.table.name": "t", "hoodie.table.recordkey.fields": "id"}
+    with pytest.raises(PyHudiError, match=rf"s3://{s3_env}/t/\.hoodie/hoodie\.properties.*Amazon S3"):
+        HudiTable.create(f"s3://{s3_env}/t", props)
+    with pytest.raises(PyHudiError, match=rf"s3://{s3_env}/u/\.hoodie/x"):
+        Storage(f"s3://{s3_env}/u").create_if_absent(".hoodie/x", b"1")
+    assert boto3.client("s3").list_objects_v2(Bucket=s3_env).get("KeyCount") == 0
 
 
 def test_scan_in_python_tasks_gives_spark_scans_rows(spark, tmp_path):

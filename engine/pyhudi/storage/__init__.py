@@ -23,7 +23,7 @@ from functools import cached_property
 import pyarrow.fs as pafs
 
 from pyhudi.errors import CorruptFileError
-from pyhudi.storage.object_store import create_object, filesystem
+from pyhudi.storage.object_store import check_conditional_writes, create_object, filesystem
 
 
 @dataclass(frozen=True)
@@ -169,6 +169,12 @@ class Storage:
             finally:
                 os.unlink(temp)
         return create_object(self.uri(relative), data)   # a conditional write (If-None-Match: *)
+
+    def check_conditional_writes(self, relative: str) -> None:
+        """Before a table's first file: its store must decide conditional creates (local disks always do), else
+        ConditionalWriteError naming `relative`'s URI."""
+        if not self.is_local:
+            check_conditional_writes(self.uri(relative))
 
     def delete_file(self, relative: str) -> None:
         try:

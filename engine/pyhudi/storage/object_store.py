@@ -15,6 +15,8 @@ machine's role; on a cluster the executors need the same environment (``spark.ex
 from __future__ import annotations
 
 import os
+import threading
+import uuid
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +72,7 @@ def create_object(uri: str, data: bytes) -> bool:
     A create whose first attempt reached the store but whose answer was lost is retried by the client and then
     finds its own object: an existing object with exactly `data` (not empty) counts as created by this call."""
     store, key = _store(uri)   # first: without obstore, the ConfigError that says how to install it
+    check_conditional_writes(uri)
 
     import obstore
     from obstore.exceptions import AlreadyExistsError, PreconditionError
@@ -82,11 +85,55 @@ def create_object(uri: str, data: bytes) -> bool:
             return True
         return False
     except Exception as error:   # noqa: BLE001 - every store error is re-raised with the URI and the fix
-        raise ConditionalWriteError(
-            f"could not create {uri} with a conditional write (If-None-Match: *): {error}. On object stores pyhudi "
-            "publishes the timeline only with conditional writes, so that two writers can never both publish one "
-            "instant: use a bucket whose store supports them (Amazon S3, Google Cloud Storage, Azure Blob "
-            "Storage and MinIO do), and check the endpoint and credentials (docs/object-storage.md)") from error
+        raise _conditional_write_error(uri, error) from error
+
+
+def check_conditional_writes(uri: str) -> None:
+    """Once per bucket and process, before the first create there: a second create of one name must fail.
+
+    Some S3-compatible stores ignore ``If-None-Match`` and overwrite, which would let two writers both publish one
+    instant; others refuse the header. Either way nothing of the table is written: a ConditionalWriteError names
+    the URI. The probe is a dot-file next to `uri` (timelines ignore dot-files), deleted at once."""
+    scheme = SCHEMES.get(scheme_of(uri))
+    authority = uri.split("://", 1)[1].partition("/")[0]
+    with _CHECK_LOCK:
+        if (scheme, authority) in _CHECKED:
+            return
+        import obstore
+        from obstore.exceptions import AlreadyExistsError, PreconditionError
+
+        store, key = _store(uri)
+        probe = f"{key.rpartition('/')[0]}/.pyhudi-conditional-write-probe-{uuid.uuid4().hex}".lstrip("/")
+        try:
+            obstore.put(store, probe, b"first", mode="create")
+            try:
+                obstore.put(store, probe, b"second", mode="create")
+                ignored = True
+            except (AlreadyExistsError, PreconditionError):
+                ignored = False
+            obstore.delete(store, probe)
+        except Exception as error:   # noqa: BLE001 - refused, or another store error: named with the URI
+            raise _conditional_write_error(uri, error) from error
+        if ignored:
+            raise ConditionalWriteError(
+                f"the object store of {uri} ignores conditional writes: a second create of one object with "
+                "If-None-Match: * overwrote the first, so two writers could both publish one instant and lose "
+                f"commits. Nothing was written to the table. {_STORES_THAT_DO}")
+        _CHECKED.add((scheme, authority))
+
+
+_CHECKED: set[tuple[str | None, str]] = set()   # buckets whose store has passed check_conditional_writes
+_CHECK_LOCK = threading.Lock()
+_STORES_THAT_DO = ("Use a bucket whose store supports conditional writes (Amazon S3, Google Cloud Storage, Azure "
+                   "Blob Storage and MinIO do) and check the endpoint and credentials (docs/object-storage.md).")
+
+
+def _conditional_write_error(uri: str, error: Exception) -> ConditionalWriteError:
+    reason = str(error).split("\n\nDebug source:", 1)[0].strip()   # obstore appends its Rust error's debug dump
+    return ConditionalWriteError(
+        f"could not create {uri} with a conditional write (If-None-Match: *): {reason}. On object stores pyhudi "
+        f"publishes the timeline only with conditional writes, so that two writers can never both publish one "
+        f"instant. {_STORES_THAT_DO}")
 
 
 def _read_or_none(store: ObjectStore, key: str) -> bytes | None:

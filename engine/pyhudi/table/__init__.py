@@ -105,6 +105,7 @@ class HudiTable:
     def create(cls, path: str, values: Mapping[str, str]) -> "HudiTable":
         storage = Storage(str(path))
         check_table_folder(storage)
+        storage.check_conditional_writes(PROPERTIES_FILE)   # on an object store: before anything is written
         props = dict(values)
         for prop in (C.TABLE_VERSION, C.TIMELINE_LAYOUT_VERSION, C.ARCHIVELOG_FOLDER, C.TABLE_PROP_TYPE,
                      C.DATABASE_NAME):   # Hudi's defaults of a new table
