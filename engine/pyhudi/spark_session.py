@@ -10,6 +10,9 @@ from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from pyhudi.spark import metastore
+from pyhudi.storage.object_store import environment_from_spark_conf
+
+
 def activate(spark: SparkSession) -> SparkSession:
     """Register the `hudi` Python data source in a session the caller built."""
     from pyhudi.reader.datasource import HudiDataSource
@@ -36,6 +39,10 @@ def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name
     (Spark's 200 are too many for a local session), Arrow transfer between the JVM and Python over a Unix domain
     socket, and the warehouse and metastore location.
     """
+    # S3A's endpoint and credentials (spark.hadoop.fs.s3a.*) reach pyhudi's own I/O as the AWS environment: here,
+    # and in the executors through spark.executorEnv (set before they start)
+    s3a_environment = environment_from_spark_conf(spark_conf)
+    os.environ.update(s3a_environment)
     remote = remote or os.environ.get("SPARK_REMOTE")
     if remote:
         builder = SparkSession.builder.remote(remote).appName(app_name)
@@ -65,7 +72,8 @@ def session(master: str = "local[*]", warehouse_dir: str | None = None, app_name
         catalog = metastore.derby_settings(warehouse)
         if hive and SparkContext._active_spark_context is None:
             metastore.check_derby_free(warehouse)
-    for key, value in {**catalog, **spark_conf}.items():
+    executor_env = {f"spark.executorEnv.{name}": value for name, value in s3a_environment.items()}
+    for key, value in {**catalog, **executor_env, **spark_conf}.items():
         builder = builder.config(key, value)
     if hive:
         builder = builder.enableHiveSupport()

@@ -72,9 +72,10 @@ def s3_env(s3_endpoint, monkeypatch):
     return bucket
 
 
-def _run_client(path: str, table_type: str, version: str) -> dict:
+def _run_client(path: str, table_type: str, version: str, settings: str) -> dict:
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    result = subprocess.run([sys.executable, str(HERE / "object_store_client.py"), path, table_type, version],
+    result = subprocess.run([sys.executable, str(HERE / "object_store_client.py"), path, table_type, version,
+                             settings],
                             capture_output=True, text=True, timeout=900, env=env)
     assert result.returncode == 0, result.stderr[-4000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -83,16 +84,18 @@ def _run_client(path: str, table_type: str, version: str) -> dict:
 _LONG_ONLY = [] if LONG else [pytest.mark.skip(reason="PYHUDI_LONG_TESTS=1 (CI: merge-on-read, version 8)")]
 
 
-@pytest.mark.parametrize("table_type,version", [
-    ("MERGE_ON_READ", "8"), pytest.param("COPY_ON_WRITE", "8", marks=_LONG_ONLY),
-    pytest.param("MERGE_ON_READ", "6", marks=_LONG_ONLY)])
-def test_engine_on_s3_gives_the_rows_it_gives_on_a_local_disk(spark, s3_env, tmp_path, table_type, version):
+# settings: where the client takes the endpoint and credentials from (the AWS environment, or Spark's S3A settings)
+@pytest.mark.parametrize("table_type,version,settings", [
+    ("MERGE_ON_READ", "8", "spark-conf"), pytest.param("COPY_ON_WRITE", "8", "env", marks=_LONG_ONLY),
+    pytest.param("MERGE_ON_READ", "6", "env", marks=_LONG_ONLY)])
+def test_engine_on_s3_gives_the_rows_it_gives_on_a_local_disk(spark, s3_env, tmp_path, table_type, version,
+                                                               settings):
     """Writes, a delete, snapshot, the data source, time travel, incremental, compaction, clustering, clean and
     a rollback on s3a://: the same results as the same scenario on a local path; hudi-rs reads the S3 table."""
     from engine_scenario import scenario
 
     uri = f"s3a://{s3_env}/trips"
-    on_s3 = _run_client(uri, table_type, version)
+    on_s3 = _run_client(uri, table_type, version, settings)
     on_disk = json.loads(json.dumps(scenario(spark, str(tmp_path / "trips"), table_type, version)))
     on_s3.pop("instants"), on_disk.pop("instants")
     assert on_s3 == on_disk

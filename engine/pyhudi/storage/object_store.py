@@ -10,6 +10,7 @@ the measurements behind that choice and the mapping of URI schemes.
 Both libraries read the endpoint and credentials from the process environment (``AWS_ENDPOINT_URL``,
 ``AWS_ACCESS_KEY_ID``..., ``GOOGLE_APPLICATION_CREDENTIALS``, ``AZURE_STORAGE_ACCOUNT_NAME``...) or from the
 machine's role; on a cluster the executors need the same environment (``spark.executorEnv.*``).
+`environment_from_spark_conf` turns Spark's ``spark.hadoop.fs.s3a.*`` settings into that environment.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import threading
 import uuid
 from functools import lru_cache
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow.fs as pafs
@@ -30,6 +32,28 @@ if TYPE_CHECKING:
 # URI scheme -> the scheme pyarrow and obstore know it by. Spark gets the URI as the user wrote it: s3a:// for
 # Hadoop's S3A connector, s3:// on EMR (EMRFS), gs:// for Google's connector, abfs(s)://container@account... for ABFS.
 SCHEMES = {"s3": "s3", "s3a": "s3", "s3n": "s3", "gs": "gs", "gcs": "gs", "abfs": "abfs", "abfss": "abfs"}
+
+
+# Spark's settings of Hadoop's S3A connector -> the environment variable the AWS SDKs (pyarrow, obstore) read.
+S3A_ENVIRONMENT = {"spark.hadoop.fs.s3a.endpoint": "AWS_ENDPOINT_URL",
+                   "spark.hadoop.fs.s3a.access.key": "AWS_ACCESS_KEY_ID",
+                   "spark.hadoop.fs.s3a.secret.key": "AWS_SECRET_ACCESS_KEY",
+                   "spark.hadoop.fs.s3a.session.token": "AWS_SESSION_TOKEN",
+                   "spark.hadoop.fs.s3a.endpoint.region": "AWS_REGION"}
+
+
+def environment_from_spark_conf(conf: Mapping[str, str]) -> dict[str, str]:
+    """The AWS environment that gives pyhudi's own I/O the S3 endpoint and credentials a session's
+    ``spark.hadoop.fs.s3a.*`` settings give Spark's scan. An endpoint without a scheme is https, or http when
+    ``fs.s3a.connection.ssl.enabled`` is false (then AWS_ALLOW_HTTP too, which Rust clients such as hudi-rs need)."""
+    env = {name: str(conf[key]) for key, name in S3A_ENVIRONMENT.items() if conf.get(key)}
+    endpoint = env.get("AWS_ENDPOINT_URL")
+    if endpoint and "://" not in endpoint:
+        ssl = str(conf.get("spark.hadoop.fs.s3a.connection.ssl.enabled", "true")).lower() != "false"
+        endpoint = env["AWS_ENDPOINT_URL"] = f"{'https' if ssl else 'http'}://{endpoint}"
+    if endpoint and endpoint.startswith("http://"):
+        env["AWS_ALLOW_HTTP"] = "true"
+    return env
 
 
 class ConditionalWriteError(PyHudiError):
