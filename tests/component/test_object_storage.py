@@ -151,6 +151,39 @@ def test_table_lock_is_held_by_one_writer_on_s3(s3_env):
     assert next(lock for lock in locks if lock is not held[0]).try_lock()
 
 
+def test_expired_lock_is_taken_over_by_one_writer_on_s3(s3_env):
+    """The lock of a writer that died, once expired: of writers taking it over at once, exactly one holds it
+    (the takeover is conditional on the ETag seen expired), and it keeps it while it refreshes."""
+    from pyhudi.storage import Storage
+    from pyhudi.transaction.lock import FileSystemLock
+
+    storage = Storage(f"s3://{s3_env}/occ-expired")
+    assert FileSystemLock(storage).try_lock()        # its writer dies holding it: no refresh, no release
+    locks = [FileSystemLock(storage) for _ in range(4)]
+    for lock in locks:
+        lock.expire_ms = 3000                        # S3's Last-Modified has whole seconds
+    time.sleep(4.5)
+    barrier, held = threading.Barrier(4), []
+
+    def take(lock) -> None:
+        barrier.wait()
+        if lock.try_lock():
+            held.append(lock)
+
+    threads = [threading.Thread(target=take, args=(lock,)) for lock in locks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert len(held) == 1
+        assert not any(lock.try_lock() for lock in locks if lock is not held[0])
+        held[0].check_held()
+    finally:
+        for lock in held:
+            lock.release()
+
+
 def test_uri_nothing_serves_is_refused_naming_it(spark):
     """A URI scheme no filesystem serves: a PyHudiError naming the URI and what pyhudi reads."""
     import pyhudi

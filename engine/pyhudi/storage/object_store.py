@@ -112,6 +112,40 @@ def create_object(uri: str, data: bytes) -> bool:
         raise _conditional_write_error(uri, error) from error
 
 
+def read_versioned(uri: str) -> tuple[bytes, dict[str, Any], int] | None:
+    """The object at `uri`: its bytes, its version (ETag and version id, for `replace_if_unchanged`) and its
+    last-modified time in ns; None when there is none."""
+    import obstore
+    from obstore.exceptions import NotFoundError
+
+    store, key = _store(uri)
+    try:
+        result = obstore.get(store, key)
+    except NotFoundError:
+        return None
+    meta = result.meta
+    version = {name: value for name, value in (("e_tag", meta["e_tag"]), ("version", meta["version"]))
+               if value is not None}
+    return (bytes(result.bytes()), version,
+            int(meta["last_modified"].timestamp() * 1e9))
+
+
+def replace_if_unchanged(uri: str, data: bytes, version: dict[str, Any]) -> bool:
+    """Overwrite the object at `uri` only if it is still `version` (If-Match on its ETag); False when another
+    writer changed or deleted it first."""
+    import obstore
+    from obstore.exceptions import NotFoundError, PreconditionError
+
+    store, key = _store(uri)
+    try:
+        obstore.put(store, key, data, mode=version)   # type: ignore[arg-type]  # an UpdateVersion TypedDict
+        return True
+    except (PreconditionError, NotFoundError):
+        return False
+    except Exception as error:   # noqa: BLE001 - named with the URI and the fix
+        raise _conditional_write_error(uri, error, "replace", "If-Match on its ETag") from error
+
+
 def check_conditional_writes(uri: str) -> None:
     """Once per bucket and process, before the first create there: a second create of one name must fail.
 
@@ -152,10 +186,11 @@ _STORES_THAT_DO = ("Use a bucket whose store supports conditional writes (Amazon
                    "Blob Storage and MinIO do) and check the endpoint and credentials (docs/object-storage.md).")
 
 
-def _conditional_write_error(uri: str, error: Exception) -> ConditionalWriteError:
+def _conditional_write_error(uri: str, error: Exception, action: str = "create",
+                             condition: str = "If-None-Match: *") -> ConditionalWriteError:
     reason = str(error).split("\n\nDebug source:", 1)[0].strip()   # obstore appends its Rust error's debug dump
     return ConditionalWriteError(
-        f"could not create {uri} with a conditional write (If-None-Match: *): {reason}. On object stores pyhudi "
+        f"could not {action} {uri} with a conditional write ({condition}): {reason}. On object stores pyhudi "
         f"publishes the timeline only with conditional writes, so that two writers can never both publish one "
         f"instant. {_STORES_THAT_DO}")
 

@@ -8,8 +8,10 @@ under an advisory lock on the lock's folder (flock; released by the OS if the pr
 release, so a takeover never removes a lock another writer has just taken. While held, a background thread
 touches the file every quarter of the expiry, so a long action under the lock never looks dead.
 Acquisition polls every `hoodie.write.lock.wait_time_ms_between_retry` ms, up to `hoodie.write.lock.wait_time_ms`.
-On object stores the lock file is created by a conditional write, so taking a free lock is atomic there too; with
-no flock, the takeover of an expired lock (only with an expiry set) runs without the guard and stays best effort.
+On object stores the lock file is created by a conditional write, so taking a free lock is atomic there too, and
+a takeover or a refresh is a write conditional on the ETag read (If-Match): the same guarantee without flock.
+Release there checks the owner and then deletes (no conditional delete), so a release after the lock expired and
+was taken over could still remove the new owner's file.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Mapping
 from pyhudi import config as C
 from pyhudi.errors import ConfigError, PyHudiError
 from pyhudi.storage import Storage
+from pyhudi.storage.object_store import read_versioned, replace_if_unchanged
 from pyhudi.timeline import METAFOLDER
 
 try:
@@ -48,6 +51,14 @@ class LockAcquireError(PyHudiError):
 
 class LockLostError(PyHudiError):
     """The table lock expired while held and another writer took it over."""
+
+
+def _owner_of(data: bytes) -> str:
+    """The owner token in a lock file's JSON; "" when it names none."""
+    try:
+        return str(json.loads(data.decode("utf-8")).get(OWNER_FIELD) or "")
+    except (ValueError, AttributeError):
+        return ""
 
 
 class FileSystemLock:
@@ -89,10 +100,7 @@ class FileSystemLock:
             data = self.storage.read_bytes(self.relative)
         except FileNotFoundError:
             return None
-        try:
-            return str(json.loads(data.decode("utf-8")).get(OWNER_FIELD) or "")
-        except (ValueError, AttributeError):
-            return ""
+        return _owner_of(data)
 
     def _expired(self) -> bool:
         if self.expire_ms <= 0:
@@ -135,6 +143,8 @@ class FileSystemLock:
             return True
         if self.storage.create_if_absent(self.relative, self._content(), durable=False):
             return self._now_held()
+        if not self.storage.is_local:
+            return self._take_over_expired_object()
         if not self._expired():
             return False
         with self._guard():
@@ -150,6 +160,23 @@ class FileSystemLock:
                 taken = False
         return self._now_held() if taken else False
 
+    def _take_over_expired_object(self) -> bool:
+        """On an object store the takeover is one conditional write (If-Match on the ETag seen expired): of writers
+        taking over at once, one wins; a refresh by the owner in between makes every takeover fail."""
+        if self.expire_ms <= 0:
+            return False
+        uri = self.storage.uri(self.relative)
+        seen = read_versioned(uri)
+        if seen is None:                            # released meanwhile: race for it like everyone else
+            taken = self.storage.create_if_absent(self.relative, self._content(), durable=False)
+        else:
+            content, version, modified_ns = seen
+            if (time.time_ns() - modified_ns) / 1e6 <= self.expire_ms:
+                return False
+            log.warning("taking over the expired table lock %s (owner %s)", uri, _owner_of(content) or "unknown")
+            taken = replace_if_unchanged(uri, self._content(), version)
+        return self._now_held() if taken else False
+
     def _now_held(self) -> bool:
         self.held, self.lost = True, False
         if self.expire_ms > 0:
@@ -161,6 +188,14 @@ class FileSystemLock:
 
     def refresh(self) -> bool:
         """Touch the lock file if it is still ours (so it does not expire); False (and `lost`) when it is not."""
+        if not self.storage.is_local:   # rewritten only if unchanged since read: a takeover in between wins
+            uri = self.storage.uri(self.relative)
+            seen = read_versioned(uri)
+            if seen is None or _owner_of(seen[0]) != self.token \
+                    or not replace_if_unchanged(uri, self._content(), seen[1]):
+                self.lost = True
+                return False
+            return True
         with self._guard():
             if self._owner() != self.token:
                 self.lost = True
