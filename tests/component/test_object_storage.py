@@ -184,6 +184,62 @@ def test_expired_lock_is_taken_over_by_one_writer_on_s3(s3_env):
             lock.release()
 
 
+# Publication's crash points (test_crash_recovery.py's chain, on S3): the steps of a write around its completed
+# instant, a compaction's commit and a rollback that has deleted the rolled-back instant.
+S3_CRASHES = ["write.after_requested", "write.before_complete", "write.after_complete", "compaction.before_commit",
+              "rollback.after_instant_deleted"]
+
+
+@pytest.mark.skipif(not LONG, reason="PYHUDI_LONG_TESTS=1 (a writer process per crash point)")
+def test_crash_points_of_publication_recover_on_s3(s3_env):
+    """A writer killed at each point of publication on S3: the last completed snapshot reads intact in hudi-rs,
+    the next writer rolls the leftovers back, and at the end no row is lost and no data file of an undone instant
+    is left in the bucket."""
+    import boto3
+
+    from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
+    from pyhudi.table import HudiTable
+    from test_crash_recovery import STEPS, Model, _run_worker
+
+    path = f"s3a://{s3_env}/crash"
+    options = {"hoodie.table.name": "crash", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.precombine.field": "ts",
+               "hoodie.datasource.write.partitionpath.field": "region",
+               "hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+    base = {str(i): "v0" for i in range(10)}
+    model = Model(base)
+    env = {"PYSPARK_PYTHON": sys.executable}
+
+    def check(where: str) -> None:
+        if HudiTable.load(path).timeline().pending(["compaction"]):
+            return   # hudi-rs 0.5 skips the log files of slices under a pending compaction: checked at the end
+        read = hudi_rs_read(f"s3://{s3_env}/crash")
+        assert rows(read, ["id", "name"]) == sorted(model.state().items(), key=repr), where
+
+    assert _run_worker(path, options, [["write", base]], "none", env=env).returncode == 0
+    for crash in S3_CRASHES:
+        actions = STEPS[crash]
+        result = _run_worker(path, options, actions, crash, env=env)
+        assert result.returncode == 137, (crash, result.returncode, result.stderr[-3000:])
+        for index, action in enumerate(actions):
+            model.apply(action, crash if index == len(actions) - 1 else None)
+        check(f"after a crash at {crash}")
+    result = _run_worker(path, options, [["write", {"99": "final"}], ["compact"]], "none", env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    model.writes.append({"99": "final"})
+    check("after recovery")
+    timeline = HudiTable.load(path).timeline()
+    assert not timeline.pending(["commit", "deltacommit", "rollback", "compaction"]), timeline.pending()
+    completed = {i.time for i in timeline.completed_writes()}
+    logged = {s["path"] for i in timeline.completed_writes()
+              for stats in (timeline.read_metadata(i).get("partitionToWriteStats") or {}).values() for s in stats}
+    keys = [o["Key"].split("/", 1)[1] for page in boto3.client("s3").get_paginator("list_objects_v2").paginate(
+        Bucket=s3_env, Prefix="crash/") for o in page.get("Contents", []) if "/.hoodie/" not in o["Key"]]
+    undone = [k for k in keys if (parse_base_file_name(k.rsplit("/", 1)[-1]) or ("", "", ""))[2]
+              not in completed | {""} or (parse_log_file_name(k.rsplit("/", 1)[-1]) and k not in logged)]
+    assert undone == []
+
+
 def test_uri_nothing_serves_is_refused_naming_it(spark):
     """A URI scheme no filesystem serves: a PyHudiError naming the URI and what pyhudi reads."""
     import pyhudi
