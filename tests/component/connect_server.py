@@ -27,7 +27,8 @@ def main() -> None:
              .config("spark.default.parallelism", "2").config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.warehouse.dir", warehouse)
              .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-             .config("spark.executor.memory", "768m")   # local-cluster's workers have 1024 MB each
+             .config("spark.executor.memory", "768m")
+             .config("spark.connect.progress.reportInterval", "300ms")   # the client's progress line (2 s default)   # local-cluster's workers have 1024 MB each
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     print(port, flush=True)

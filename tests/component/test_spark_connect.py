@@ -7,13 +7,14 @@ Hudi's SQL layer works on Connect too: `pyhudi.sql` reaches the session catalog 
 (pyhudi.sqlext.catalog_connect), and a plain `spark.sql` query reads a table it created. Not on Connect: ALTER TABLE
 ADD COLUMNS, RENAME of a managed table and CREATE OR REPLACE over a managed Hudi table (they raise SqlError naming
 the fix: a classic session), the write's bloom-index counters (Connect has no accumulators: WriteResult's index
-stats stay empty), job progress lines.
+stats stay empty).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,11 +54,17 @@ def _expected(*records) -> list[tuple]:
     return sorted(records, key=repr)
 
 
-def _run_client(target: str, path: Path, table_type: str, raw: bool = False) -> dict:
+def _run_client(target: str, path: Path, table_type: str, raw: bool = False, stderr: list | None = None) -> dict:
+    """The client's JSON; with `stderr`, the client draws its progress lines (PYHUDI_PROGRESS=1) and its stderr
+    is appended there."""
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYSPARK_SUBMIT_ARGS")}
+    if stderr is not None:
+        env["PYHUDI_PROGRESS"] = "1"
     result = subprocess.run([sys.executable, str(HERE / "connect_client.py"), target, str(path), table_type],
                             capture_output=True, text=True, timeout=900, env=env)
     assert result.returncode == 0, result.stderr[-4000:]
+    if stderr is not None:
+        stderr.append(result.stderr)
     out = json.loads(result.stdout.strip().splitlines()[-1])
     if raw:
         return out
@@ -95,8 +102,11 @@ def test_hudi_sql_on_spark_connect(connect_port, tmp_path):
     """Hudi's SQL (CREATE TABLE ... USING hudi of a partitioned merge-on-read table, INSERT, MERGE with update,
     insert and delete clauses, UPDATE, DELETE, SELECT through pyhudi.sql and through spark.sql, time travel,
     show_commits, run_compaction, SET / UNSET TBLPROPERTIES, a column comment, SHOW TBLPROPERTIES, DESCRIBE, DROP)
-    over Connect gives what it gives on a classic session, and hudi-rs reads the table Connect wrote."""
-    over_connect = _run_client(connect_port, tmp_path / "connect", "sql", raw=True)
+    over Connect gives what it gives on a classic session, and hudi-rs reads the table Connect wrote. The writes
+    draw their progress line there from the server's progress reports."""
+    stderr: list[str] = []
+    over_connect = _run_client(connect_port, tmp_path / "connect", "sql", raw=True, stderr=stderr)
+    assert re.search(r"\[pyhudi\] [a-z_]+ \w+: \[[#.]{20}\] \d+/\d+ tasks, \d+ stage", stderr[0]), stderr[0][-3000:]
     on_classic = _run_client("classic", tmp_path / "classic", "sql", raw=True)
     assert over_connect == on_classic
     expected = [[1, "m1", 2, "p0"], [3, "u3", 3, "p0"], [5, "m5", 2, "p1"]]

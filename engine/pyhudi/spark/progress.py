@@ -2,8 +2,8 @@
 
 - The summary line goes to the `pyhudi` logger at INFO: the `pyhudi` command prints it, the dbt adapter passes
   it to dbt's log, and a notebook user sees it with `logging.basicConfig(level="INFO")`.
-- The progress line reads Spark's status tracker (tasks done / total of the running stages) from a background
-  thread and redraws one line on stderr. Spark's own console bar does this on a terminal (the `pyhudi sql` shell
+- The progress line reads Spark's status tracker (tasks done / total of the running stages; on Spark Connect, the
+  server's progress reports) from a background thread and redraws one line on stderr. Spark's own console bar does this on a terminal (the `pyhudi sql` shell
   turns it on), but not in a notebook, whose cells do not see the JVM's stderr. So the line is on by default in an
   IPython kernel only, and `spark.pyhudi.spark.progress` (true/false, a session setting) or `PYHUDI_PROGRESS=1|0` choose.
 """
@@ -37,10 +37,7 @@ def _in_notebook() -> bool:
 
 
 def progress_enabled(spark) -> bool:
-    """Whether a progress line is drawn for work on `spark` (see the module docstring for the rule); never on
-    Spark Connect, whose client has no status tracker."""
-    if is_connect(spark):
-        return False
+    """Whether a progress line is drawn for work on `spark` (see the module docstring for the rule)."""
     env = os.environ.get("PYHUDI_PROGRESS")
     if env is not None:
         return env.strip().lower() in ("1", "true", "yes")
@@ -65,6 +62,31 @@ def stage_progress(spark) -> tuple[int, int, int] | None:
         done += info.numCompletedTasks
         total += info.numTasks
     return (done, total, stages) if stages else None
+
+
+class ConnectStages:
+    """The running stages of a Spark Connect session's operations, as the server's progress reports give them
+    (a Connect client has no status tracker): register it with `spark.registerProgressHandler`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._operations: dict[str | None, list[tuple[int, int]]] = {}
+
+    def __call__(self, stages, inflight_tasks: int, operation_id: str | None, done: bool) -> None:
+        with self._lock:
+            if done:
+                self._operations.pop(operation_id, None)
+            else:
+                self._operations[operation_id] = [(stage.num_completed_tasks, stage.num_tasks)
+                                                  for stage in stages or () if not stage.done]
+
+    def progress(self) -> tuple[int, int, int] | None:
+        """(tasks completed, tasks total, stages running), as stage_progress gives it on a classic session."""
+        with self._lock:
+            running = [stage for stages in self._operations.values() for stage in stages]
+        if not running:
+            return None
+        return sum(done for done, _ in running), sum(total for _, total in running), len(running)
 
 
 def wait_for_running_tasks(spark, timeout_s: float = 60.0) -> None:
@@ -98,11 +120,15 @@ def tracked(spark, label: str) -> Iterator[None]:
     stop = threading.Event()
     started = time.monotonic()
     width = [0]
+    connect = ConnectStages() if is_connect(spark) else None
+    if connect is not None:
+        spark.registerProgressHandler(connect)
 
     def draw() -> None:
         while not stop.wait(_INTERVAL_SECONDS):
             try:
-                line = render(label, stage_progress(spark), time.monotonic() - started)
+                progress = connect.progress() if connect is not None else stage_progress(spark)
+                line = render(label, progress, time.monotonic() - started)
             except Exception:   # noqa: BLE001 - the session went away: stop drawing, never fail the work
                 return
             sys.stderr.write("\r" + line.ljust(width[0]))
@@ -116,6 +142,8 @@ def tracked(spark, label: str) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
+        if connect is not None:
+            spark.removeProgressHandler(connect)
         if width[0]:
             sys.stderr.write("\r" + " " * width[0] + "\r")
             sys.stderr.flush()
