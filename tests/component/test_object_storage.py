@@ -127,14 +127,9 @@ def test_two_writers_never_both_publish_one_instant(s3_env):
         assert storage.read_text(name) == f"writer {won[0]}"
 
 
-def test_table_lock_is_held_by_one_writer_on_s3(s3_env):
-    """OCC's table lock on an object store: of writers trying at once, one holds it until it releases."""
-    from pyhudi.storage import Storage
-    from pyhudi.transaction.lock import FileSystemLock
-
-    storage = Storage(f"s3://{s3_env}/occ")
-    locks = [FileSystemLock(storage) for _ in range(4)]
-    barrier, held = threading.Barrier(4), []
+def _take_at_once(locks) -> list:
+    """The locks whose try_lock succeeded, each tried by its own thread at the same moment."""
+    barrier, held = threading.Barrier(len(locks)), []
 
     def take(lock) -> None:
         barrier.wait()
@@ -146,6 +141,17 @@ def test_table_lock_is_held_by_one_writer_on_s3(s3_env):
         thread.start()
     for thread in threads:
         thread.join()
+    return held
+
+
+def test_table_lock_is_held_by_one_writer_on_s3(s3_env):
+    """OCC's table lock on an object store: of writers trying at once, one holds it until it releases."""
+    from pyhudi.storage import Storage
+    from pyhudi.transaction.lock import FileSystemLock
+
+    storage = Storage(f"s3://{s3_env}/occ")
+    locks = [FileSystemLock(storage) for _ in range(4)]
+    held = _take_at_once(locks)
     assert len(held) == 1
     held[0].release()
     assert next(lock for lock in locks if lock is not held[0]).try_lock()
@@ -163,18 +169,7 @@ def test_expired_lock_is_taken_over_by_one_writer_on_s3(s3_env):
     for lock in locks:
         lock.expire_ms = 3000                        # S3's Last-Modified has whole seconds
     time.sleep(4.5)
-    barrier, held = threading.Barrier(4), []
-
-    def take(lock) -> None:
-        barrier.wait()
-        if lock.try_lock():
-            held.append(lock)
-
-    threads = [threading.Thread(target=take, args=(lock,)) for lock in locks]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    held = _take_at_once(locks)
     try:
         assert len(held) == 1
         assert not any(lock.try_lock() for lock in locks if lock is not held[0])
