@@ -134,3 +134,22 @@ def test_java_commits_round_trip():
         seen += 1
     if seen == 0:
         pytest.skip("no Java Hudi test tables here")
+
+
+def test_timeline_parses_a_commit_once_and_caches_the_typed_value(tmp_path):
+    from pyhudi.storage import Storage
+    from pyhudi.timeline import METADATA_CACHE, Timeline, create_requested, transition_to_completed, \
+        transition_to_inflight
+
+    storage = Storage(str(tmp_path))
+    inflight = transition_to_inflight(storage, create_requested(storage, "20240101000000000", "commit"))
+    written = CommitMetadata("UPSERT", tuple(write_stat(r) for r in ROWS), {"schema": "{}"})
+    transition_to_completed(storage, inflight, written.to_json())
+    reads = METADATA_CACHE.reads
+    first = Timeline.load(storage).read_commit(Timeline.load(storage).instants[0])
+    again = Timeline.load(storage)
+    assert again.read_commit(again.instants[0]) is first            # one parse per process
+    assert METADATA_CACHE.reads - reads == 1
+    assert first == written and first.to_json() == written.to_json()
+    assert again.read_metadata(again.instants[0]) == written.to_json()
+    assert first.stats_by_partition()["p=1"][0].file_id == "f1" and first.schema == "{}"

@@ -5,6 +5,7 @@ row."""
 from __future__ import annotations
 
 import json
+
 import pyarrow as pa
 
 from pyhudi.timeline import CommitMetadata, WriteStat
