@@ -240,10 +240,10 @@ def test_log_write_stat_records_where_an_append_starts():
     row = stats_table([("a", "fg", WrittenFile("a/.fg_1.log.1_0-1-1", 3, 500, None, None), "1", 0, 3, 0)],
                       log_version=1, base_file="fg_0-1-1_1.parquet", log_offset=1200).to_pylist()[0]
     stat = write_stat(row)
-    assert (stat["logOffset"], stat["fileSizeInBytes"], stat["totalWriteBytes"]) == (1200, 500, 500)
+    assert (stat.log_offset, stat.file_size_in_bytes, stat.total_write_bytes) == (1200, 500, 500)
     created = write_stat(stats_table([("a", "fg", WrittenFile("a/.fg_1.log.2_0-1-1", 3, 500, None, None), "1", 0, 3,
                                        0)], log_version=2, base_file="", log_offset=0).to_pylist()[0])
-    assert created["logOffset"] == 0
+    assert created.log_offset == 0
 
 
 @pytest.mark.parametrize("index", ["GLOBAL_SIMPLE", "GLOBAL_BLOOM"])

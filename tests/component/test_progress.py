@@ -8,6 +8,7 @@ import re
 
 import pyhudi
 from pyhudi.spark import progress
+from pyhudi.timeline import WriteStat
 def _options(table_type="MERGE_ON_READ", **extra):
     return {"hoodie.table.name": "progress", "hoodie.datasource.write.recordkey.field": "id",
             "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "p",
@@ -22,7 +23,7 @@ def test_render_and_summary_lines():
     assert progress.render("upsert t", None, 3.2) == "[pyhudi] upsert t: planning (3 s)"
     line = progress.render("upsert t", (5, 10, 2), 1.0)
     assert "[##########..........] 5/10 tasks, 2 stage(s)" in line
-    stats = [{"numInserts": 3, "numUpdateWrites": 2, "numDeletes": 1, "totalWriteBytes": 2_500_000}] * 2
+    stats = [WriteStat(num_inserts=3, num_update_writes=2, num_deletes=1, total_write_bytes=2_500_000)] * 2
     summary = progress.commit_summary("upsert", "/t", "20260101000000000", 1.25, stats)
     assert summary == ("upsert 20260101000000000 on /t: 6 inserted, 4 updated, 2 deleted, 2 files, 5.0 MB "
                        "in 1.2 s")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.commit.markers import create_marker, marked_files
-from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.metadata import CommitMetadata, WriteStat
 from pyhudi.storage import Storage
 from pyhudi.timeline import COMPACTION, DELTA_COMMIT, Instant, State
 
 
 def _stat(path):
-    return {"path": path, "partitionPath": path.split("/")[0], "fileId": path.split("/")[1].split("_")[0]}
+    return WriteStat(path=path, partition_path=path.split("/")[0], file_id=path.split("/")[1].split("_")[0])
 
 
 def _written(storage, commit, *paths):
@@ -27,7 +27,7 @@ def test_complete_reconciles_and_publishes(tmp_path):
     kept, retried = "p/f1_0-1-1_20250101000000000.parquet", "p/f1_0-1-2_20250101000000000.parquet"
     _written(storage, commit, kept, retried)
     (tmp_path / "p" / "other.parquet").write_bytes(b"not ours")
-    metadata = CommitMetadata("UPSERT", [_stat(kept)])
+    metadata = CommitMetadata("UPSERT", (_stat(kept),))
     assert commit.reconcile(metadata) == [retried]
     commit.complete(metadata)
     commit.finish()
@@ -43,7 +43,7 @@ def test_abort_never_undoes_a_completed_instant(tmp_path):
     commit.start()
     path = "p/f1_0-1-1_20250101000000000.parquet"
     _written(storage, commit, path)
-    commit.complete(CommitMetadata("UPSERT", [_stat(path)]))
+    commit.complete(CommitMetadata("UPSERT", (_stat(path),)))
     # a failure after the commit (lock release, heartbeat, post-commit service) reaches the abort path
     again = InstantCommit(storage, commit.requested)
     assert again.abort() is False

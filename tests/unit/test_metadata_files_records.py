@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pyhudi.commit.metadata_table.changes import clean_records, commit_records, rollback_records
+from pyhudi.timeline import CommitMetadata
 from pyhudi.commit.metadata_table.compaction import base_file_bytes
 from pyhudi.commit.metadata_table.records import (ALL_PARTITIONS_KEY, FileEntry, FilesRecord, decode_record,
                                                   encode_record, record_schema_json)
@@ -38,7 +39,7 @@ def test_a_commit_lists_its_files_and_partitions():
         "p=1": [{"path": "p=1/f1_0-1-0_001.parquet", "fileSizeInBytes": 100},
                 {"path": "p=1/.f2_001.log.1_0-1-0", "fileSizeInBytes": 20, "cdcStats": {"p=1/f2-cdc": 3}}],
         "": [{"path": "f3_0-1-0_001.parquet", "fileSizeInBytes": 50}]}}
-    records = commit_records(metadata)
+    records = commit_records(CommitMetadata.from_json(metadata))
     assert records["p=1"].live() == {"f1_0-1-0_001.parquet": 100, ".f2_001.log.1_0-1-0": 20, "f2-cdc": 3}
     assert records["."].live() == {"f3_0-1-0_001.parquet": 50}     # a non-partitioned table's key is "."
     assert set(records[ALL_PARTITIONS_KEY].live()) == {"p=1", "."}

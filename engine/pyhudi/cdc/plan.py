@@ -18,7 +18,7 @@ from pyhudi.cdc import check_cdc_table
 from pyhudi.errors import ConfigError, CorruptFileError, TimelineError, UnsupportedTableVersionError
 from pyhudi.file_group.model import FileSlice
 from pyhudi.table import HudiTable
-from pyhudi.timeline import REPLACE_COMMIT, normalize_instant_argument
+from pyhudi.timeline import REPLACE_COMMIT, CommitMetadata, normalize_instant_argument
 
 NO_DATA_CHANGE = {"compact", "cluster", "log_compact"}   # operationType values (lowercase) that move records
 
@@ -89,22 +89,22 @@ def plan_changes(path: str, options: dict | None) -> CdcPlan:
 
     tasks: list[CdcTask] = []
     for instant in in_range:
-        meta = timeline.read_metadata(instant)
-        if str(meta.get("operationType") or "").lower() in NO_DATA_CHANGE:
+        meta = timeline.read_commit(instant)
+        if str(meta.operation_type or "").lower() in NO_DATA_CHANGE:
             continue
         earlier = [i.time for i in writes if i.time < instant.time]
         before_by_id, before_visible, before_view = slices(earlier[-1] if earlier else None)
         after_by_id, after_visible, after_view = slices(instant.time)
         _check_files_kept(table, instant.time, meta, before_by_id, after_view)
-        for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
-            for file_id in dict.fromkeys(s["fileId"] for s in stats):
+        for partition, stats in meta.stats_by_partition().items():
+            for file_id in dict.fromkeys(s.file_id for s in stats):
                 key = (partition, file_id)
-                logs = tuple(p for s in stats if s["fileId"] == file_id for p in (s.get("cdcStats") or {})) \
+                logs = tuple(p for s in stats if s.file_id == file_id for p in (s.cdc_stats or {})) \
                     if mode != "OP_KEY_ONLY" else ()   # op_key_only logs hold no image: inferred all the same
                 tasks.append(CdcTask(instant.time, partition, file_id, before_by_id.get(key),
                                      after_by_id.get(key), before_visible, after_visible, cdc_logs=logs))
         if instant.action == REPLACE_COMMIT:
-            for partition, file_ids in (meta.get("partitionToReplaceFileIds") or {}).items():
+            for partition, file_ids in (meta.replaced_file_ids or {}).items():
                 for file_id in file_ids:
                     before = before_by_id.get((partition, file_id))
                     if before is not None:
@@ -127,14 +127,15 @@ def cdc_log_records(storage, paths) -> pa.Table:
     return pa.concat_tables(tables, promote_options="permissive") if tables else None
 
 
-def _check_files_kept(table: HudiTable, instant: str, meta: dict, before_by_id: dict, after_view) -> None:
+def _check_files_kept(table: HudiTable, instant: str, meta: CommitMetadata, before_by_id: dict,
+                      after_view) -> None:
     """The slices a commit changed must still exist: a cleaned file would silently drop changes."""
-    for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
+    for partition, stats in meta.stats_by_partition().items():
         for stat in stats:
-            path, prev = stat.get("path"), stat.get("prevCommit")
-            gone = path and not after_view.is_listed(path) and not after_view.is_replaced(partition, stat["fileId"])
-            if not gone and prev not in (None, "null") and "logVersion" not in stat:
-                before = before_by_id.get((partition, stat["fileId"]))
+            path, prev = stat.path, stat.prev_commit
+            gone = path and not after_view.is_listed(path) and not after_view.is_replaced(partition, stat.file_id)
+            if not gone and prev not in (None, "null") and not stat.has_log_version_key:
+                before = before_by_id.get((partition, stat.file_id))
                 gone = before is None or before.base_instant != prev
             if gone:
                 raise TimelineError(

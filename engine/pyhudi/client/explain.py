@@ -13,6 +13,7 @@ the index counters. So its index figures are the write's own, not a model of the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from pyspark.sql import DataFrame
 
@@ -23,6 +24,7 @@ from pyhudi.client.write import WriteResult
 from pyhudi.keygen import build_key_generator
 from pyhudi.services.clean import trigger as clean_trigger
 from pyhudi.table import HudiTable
+from pyhudi.timeline import WriteStat
 from pyhudi.writer.options import (check_fields, check_identity, data_columns, drop_meta_columns,
                                    resolve_write_options, target_schema)
 from pyhudi.writer.write_action import WriteAction
@@ -162,7 +164,7 @@ def explain_write(df: DataFrame, path: str, options: dict | None = None) -> Writ
     return _plan(table, path, name, operation, action.index.type, metadata.write_stats, action.index_stats_dict())
 
 
-def _plan(table: HudiTable, path: str, name: str, operation: str, index_type: str, stats: list[dict],
+def _plan(table: HudiTable, path: str, name: str, operation: str, index_type: str, stats: Sequence[WriteStat],
           index_stats: dict) -> WritePlan:
     """One FileGroupPlan per file group (a group whose log output rolls over past hoodie.logfile.max.size has a
     write stat per log file), with the size of the base file a rewrite replaces (from the view). A new group is
@@ -170,16 +172,17 @@ def _plan(table: HudiTable, path: str, name: str, operation: str, index_type: st
     view = table.view()
     base_sizes = {(s.partition_path, s.file_id): s.base_file.size for s in view.latest_slices(None)
                   if s.base_file is not None}
-    by_group: dict[tuple, list[dict]] = {}
-    for s in sorted(stats, key=lambda s: (s["partitionPath"], s["prevCommit"] == "null", s["fileId"])):
-        by_group.setdefault((s["partitionPath"], s["fileId"]), []).append(s)
+    by_group: dict[tuple, list[WriteStat]] = {}
+    for s in sorted(stats, key=lambda s: (s.partition_path, s.prev_commit == "null", s.file_id)):
+        by_group.setdefault((s.partition_path, s.file_id), []).append(s)
     groups = []
     for key, group in by_group.items():
         first = group[0]
-        action = CREATE if first["prevCommit"] == "null" else APPEND_LOG if "logVersion" in first else REWRITE
-        total = {field: sum(s[field] for s in group)
-                 for field in ("numInserts", "numUpdateWrites", "numDeletes", "numWrites", "totalWriteBytes")}
-        groups.append(FileGroupPlan(key[0], key[1], action, total["numInserts"], total["numUpdateWrites"],
-                                    total["numDeletes"], total["numWrites"],
-                                    base_sizes.get(key, 0) if action == REWRITE else 0, total["totalWriteBytes"]))
-    return WritePlan(path, name, table.properties.table_type, operation, index_type, groups, index_stats, stats)
+        action = CREATE if first.prev_commit == "null" else APPEND_LOG if first.is_log_file else REWRITE
+        groups.append(FileGroupPlan(key[0], key[1], action, sum(s.num_inserts or 0 for s in group),
+                                    sum(s.num_update_writes or 0 for s in group),
+                                    sum(s.num_deletes or 0 for s in group), sum(s.num_writes or 0 for s in group),
+                                    base_sizes.get(key, 0) if action == REWRITE else 0,
+                                    sum(s.total_write_bytes or 0 for s in group)))
+    return WritePlan(path, name, table.properties.table_type, operation, index_type, groups, index_stats,
+                     [s.to_json() for s in stats])

@@ -222,5 +222,6 @@ def run_write(spark: SparkSession, table: HudiTable, action: WriteAction, config
                                    inflight=action.inflight_metadata(), complete=transaction.complete, end=end,
                                    after_complete=lambda: crash_point("write.after_complete"))
     failed = run_post_commit_hooks(spark, table, config, commit.instant_time)
-    return WriteResult(commit.instant_time, action.operation, metadata.write_stats, action.index_stats_dict(),
+    return WriteResult(commit.instant_time, action.operation, [s.to_json() for s in metadata.write_stats],
+                       action.index_stats_dict(),
                        failed)

@@ -1,16 +1,17 @@
-"""Hudi's commit metadata (HoodieCommitMetadata / HoodieReplaceCommitMetadata JSON) as one typed value.
-
-Write stats stay Hudi's JSON objects (HoodieWriteStat, HoodieDeltaWriteStat: `write_stat` builds one from a
-task's stats row), because callers read them as such (WriteResult.write_stats); the commit around them is typed,
-so every action publishes the same shape.
-"""
+"""What the commit layer adds to Hudi's commit metadata (timeline.CommitMetadata, timeline.WriteStat, owned by the
+timeline layer that reads them): Hudi's operation types, and `write_stat`, the WriteStat of a writer task's stats
+row."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 import pyarrow as pa
+
+from pyhudi.timeline import CommitMetadata, WriteStat
+
+__all__ = ["CommitMetadata", "OPERATION_TYPES", "PREPPED_OPERATIONS", "SQL_WRITES_PREPPED_KEY", "STATS_DDL",
+           "STATS_SCHEMA", "WriteStat", "operation_type", "write_stat"]
 
 # Hudi's operationType values (WriteOperationType) for the operations pyhudi runs.
 OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
@@ -55,64 +56,22 @@ def _cdc_stats(row) -> dict | None:
     return json.loads(text) if text else None
 
 
-def write_stat(row) -> dict:
+def write_stat(row) -> WriteStat:
     """HoodieWriteStat (HoodieDeltaWriteStat for a log file) from one task's stats row."""
-    stat = {
-        "fileId": row["file_id"], "path": row["path"], "cdcStats": _cdc_stats(row),
-        "prevCommit": row["prev_commit"],
-        "numWrites": row["num_writes"], "numDeletes": row["num_deletes"], "numUpdateWrites": row["num_updates"],
-        "numInserts": row["num_inserts"], "totalWriteBytes": row["file_size"], "totalWriteErrors": 0,
-        "tempPath": None, "partitionPath": row["partition_path"], "totalLogRecords": 0,
-        "totalLogFilesCompacted": 0, "totalLogSizeCompacted": 0, "totalUpdatedRecordsCompacted": 0,
-        "totalLogBlocks": 0, "totalCorruptLogBlock": 0, "totalRollbackBlocks": 0,
-        "fileSizeInBytes": row["file_size"], "minEventTime": _get(row, "min_event_time"),
-        "maxEventTime": _get(row, "max_event_time"),
-        "runtimeStats": {"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
-    }
-    if row["log_version"] is not None:   # HoodieDeltaWriteStat
+    log_version = row["log_version"]
+    delta = {}
+    if log_version is not None:   # HoodieDeltaWriteStat
         # logOffset: where this write's blocks start (0: the write created the file; more: it appended, on
         # storage that can append); fileSizeInBytes is then the appended bytes, as HoodieAppendHandle records
-        stat.update({"logVersion": row["log_version"], "logOffset": _get(row, "log_offset") or 0,
-                     "baseFile": row["base_file"],
-                     "logFiles": [row["path"].rsplit("/", 1)[-1]]})
-    return stat
-
-
-@dataclass
-class CommitMetadata:
-    """What a completed commit, delta commit or replace commit holds."""
-
-    operation_type: str
-    write_stats: list[dict] = field(default_factory=list)
-    extra_metadata: dict[str, str] = field(default_factory=dict)
-    replaced_file_ids: dict[str, list[str]] | None = None   # {partition: [file ids]}: a replacecommit
-    compacted: bool = False
-
-    @property
-    def paths(self) -> set[str]:
-        """Data files (relative paths) this commit wrote, with their CDC log files (cdcStats)."""
-        cdc_logs = {p for s in self.write_stats for p in (s.get("cdcStats") or {})}
-        return {s["path"] for s in self.write_stats} | cdc_logs
-
-    def file_ids(self) -> set[str]:
-        """File ids this commit wrote or replaced (what conflict resolution compares)."""
-        return written_file_ids(self.to_json())
-
-    def to_json(self) -> dict:
-        by_partition: dict[str, list] = {}
-        for stat in self.write_stats:
-            by_partition.setdefault(stat["partitionPath"], []).append(stat)
-        out = {"partitionToWriteStats": by_partition, "compacted": self.compacted,
-               "extraMetadata": dict(self.extra_metadata), "operationType": self.operation_type}
-        if self.replaced_file_ids is not None:
-            out["partitionToReplaceFileIds"] = self.replaced_file_ids
-        return out
-
-
-def written_file_ids(metadata: dict) -> set[str]:
-    """File ids a commit (its JSON) wrote or replaced."""
-    ids = {s.get("fileId") for stats in (metadata.get("partitionToWriteStats") or {}).values() for s in stats}
-    for replaced in (metadata.get("partitionToReplaceFileIds") or {}).values():
-        ids.update(replaced)
-    ids.discard(None)
-    return ids
+        delta = {"log_version": log_version, "log_offset": _get(row, "log_offset") or 0,
+                 "base_file": row["base_file"], "log_files": [row["path"].rsplit("/", 1)[-1]]}
+    return WriteStat(
+        file_id=row["file_id"], path=row["path"], cdc_stats=_cdc_stats(row), prev_commit=row["prev_commit"],
+        num_writes=row["num_writes"], num_deletes=row["num_deletes"], num_update_writes=row["num_updates"],
+        num_inserts=row["num_inserts"], total_write_bytes=row["file_size"], total_write_errors=0,
+        temp_path=None, partition_path=row["partition_path"], total_log_records=0,
+        total_log_files_compacted=0, total_log_size_compacted=0, total_updated_records_compacted=0,
+        total_log_blocks=0, total_corrupt_log_block=0, total_rollback_blocks=0,
+        file_size_in_bytes=row["file_size"], min_event_time=_get(row, "min_event_time"),
+        max_event_time=_get(row, "max_event_time"),
+        runtime_stats={"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0}, **delta)

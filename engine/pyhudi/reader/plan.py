@@ -86,7 +86,7 @@ def stored_as_numbers(table: HudiTable, timeline: Timeline, schema: pa.Schema) -
         return False
     # each distinct schema text once: commits usually repeat one schema, and this runs on every read's plan
     schemas = {table.properties.get(C.TABLE_CREATE_SCHEMA.key)}
-    schemas.update(timeline.read_metadata(i).get("extraMetadata", {}).get("schema") for i in timeline.completed_writes())
+    schemas.update(timeline.read_commit(i).schema for i in timeline.completed_writes())
     for text in schemas:
         if not text:
             continue
@@ -124,12 +124,11 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
     view = table.view(as_of=end, timeline=timeline)
     touched, missing = set(), []
     for instant in writes:
-        for partition, stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).items():
+        for partition, stats in timeline.read_commit(instant).stats_by_partition().items():
             for stat in stats:
-                touched.add((partition, stat["fileId"]))
-                if stat.get("path") and not view.is_replaced(partition, stat["fileId"]) \
-                        and not view.is_listed(stat["path"]):
-                    missing.append(stat["path"])
+                touched.add((partition, stat.file_id))
+                if stat.path and not view.is_replaced(partition, stat.file_id) and not view.is_listed(stat.path):
+                    missing.append(stat.path)
     archived = [name for name, instant in (("begin", begin), ("end", end)) if _archived(table, view, instant)]
     if archived or missing:
         reason = (f"the {' and '.join(archived)} instant of ({begin}, {end}] is older than the active timeline "

@@ -11,7 +11,7 @@ Each comes with how to recover; nothing here deletes or writes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pyhudi import config as C
 from pyhudi.index import GLOBAL_TYPES, is_simple_bucket_table
@@ -47,13 +47,13 @@ def hidden_writes(table: HudiTable, timeline, listed: set[str]) -> list[HiddenWr
     relative paths of the table's files now)."""
     out = []
     for instant in timeline.completed([REPLACE_COMMIT]):
-        meta = timeline.read_metadata(instant)
-        stats = [{**stat, "partitionPath": partition}
-                 for partition, group in (meta.get("partitionToWriteStats") or {}).items() for stat in group or ()]
-        for stat in self_replaced(meta.get("partitionToReplaceFileIds"), stats):
-            if stat.get("path"):
-                out.append(HiddenWrite(instant.time, stat["partitionPath"], stat["fileId"], stat["path"],
-                                       int(stat.get("numWrites") or 0), stat["path"] in listed))
+        meta = timeline.read_commit(instant)
+        stats = [replace(stat, partition_path=partition)
+                 for partition, group in meta.stats_by_partition().items() for stat in group]
+        for stat in self_replaced(meta.replaced_file_ids, stats):
+            if stat.path:
+                out.append(HiddenWrite(instant.time, stat.partition_path, stat.file_id, stat.path,
+                                       int(stat.num_writes or 0), stat.path in listed))
     return out
 
 

@@ -17,7 +17,7 @@ from pyhudi.report.damage import Damage, table_damage
 from pyhudi.services.clean.plan import plan_clean
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
-from pyhudi.timeline import WRITE_ACTIONS, parse_instant_time
+from pyhudi.timeline import WRITE_ACTIONS, WriteStat, parse_instant_time
 
 
 @dataclass(frozen=True)
@@ -98,20 +98,20 @@ def _settings(options: Mapping[str, str]) -> dict[str, int]:
             "keep_max_commits": cfg.get(C.KEEP_MAX_COMMITS)}
 
 
-def _commit_rows(timeline) -> tuple[list[CommitRow], dict[str, dict]]:
+def _commit_rows(timeline) -> tuple[list[CommitRow], dict[str, WriteStat]]:
     """Totals per completed write, and every write stat by the file path it names (for record counts)."""
     rows, stats_by_path = [], {}
     for instant in timeline.completed(WRITE_ACTIONS + ("compaction",)):
-        meta = timeline.read_metadata(instant)
-        stats = [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group or []]
+        meta = timeline.read_commit(instant)
+        stats = meta.write_stats
         for s in stats:
-            if s.get("path"):
-                stats_by_path[s["path"]] = s
+            if s.path:
+                stats_by_path[s.path] = s
         rows.append(CommitRow(
-            instant.time, instant.action, str(meta.get("operationType") or ""),
-            sum(int(s.get("totalWriteBytes") or 0) for s in stats),
-            sum(int(s.get("numWrites") or 0) for s in stats),
-            sum(int(s.get("numInserts") or 0) + int(s.get("numUpdateWrites") or 0) + int(s.get("numDeletes") or 0)
+            instant.time, instant.action, str(meta.operation_type or ""),
+            sum(int(s.total_write_bytes or 0) for s in stats),
+            sum(int(s.num_writes or 0) for s in stats),
+            sum(int(s.num_inserts or 0) + int(s.num_update_writes or 0) + int(s.num_deletes or 0)
                 for s in stats)))
     return rows, stats_by_path
 
@@ -150,7 +150,8 @@ def table_health(path: str, options: Mapping[str, str] | None = None, spark=None
                                           len(slice_.log_files), slice_.log_size))
         health.bytes_latest += slice_.total_size
         if base is not None:
-            records[slice_.partition_path] += int((stats_by_path.get(base.path) or {}).get("numWrites") or 0)
+            stat = stats_by_path.get(base.path)
+            records[slice_.partition_path] += int((stat.num_writes if stat else 0) or 0)
     health.partition_records = dict(records)
     health.reclaimable_files, health.reclaimable_bytes = _reclaimable(table, timeline, merged, sizes)
     health.damage = table_damage(table, timeline, view, set(sizes), dict(options or {}), spark)

@@ -148,7 +148,7 @@ def _oldest_uncleaned_replace(storage: Storage, timeline: Timeline) -> str | Non
         meta = read_clean_metadata(storage, instant)
         cleaned_up_to = max(cleaned_up_to, meta.get("earliestCommitToRetain") or instant.time)
     for instant in timeline.completed([REPLACE_COMMIT]):
-        if instant.time >= cleaned_up_to and timeline.read_metadata(instant).get("partitionToReplaceFileIds"):
+        if instant.time >= cleaned_up_to and timeline.read_commit(instant).replaced_file_ids:
             return instant.time
     return None
 

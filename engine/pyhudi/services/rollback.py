@@ -32,7 +32,7 @@ from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, 
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (parse_commit_metadata, instant_file, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
+from pyhudi.timeline import (parse_commit, instant_file, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
                              normalize_instant_argument)
 
@@ -82,10 +82,10 @@ def _refuse_if_cleaned(table: HudiTable, timeline: Timeline, target: Instant) ->
     deleted those (e.g. KEEP_LATEST_FILE_VERSIONS with 1 version), the rollback would lose the rows: refuse, as Hudi
     refuses to savepoint or restore beyond the cleaner's window. The slices before it may belong to archived
     commits: the view just before the target counts them (they are older than the active timeline's start)."""
-    meta = timeline.read_metadata(target)
-    needed = {(p, s.get("fileId")) for p, stats in (meta.get("partitionToWriteStats") or {}).items() for s in stats
-              if str(s.get("prevCommit") or "null") != "null"}
-    needed |= {(p, f) for p, ids in (meta.get("partitionToReplaceFileIds") or {}).items() for f in ids}
+    meta = timeline.read_commit(target)
+    needed = {(p, s.file_id) for p, stats in meta.stats_by_partition().items() for s in stats
+              if str(s.prev_commit or "null") != "null"}
+    needed |= {(p, f) for p, ids in (meta.replaced_file_ids or {}).items() for f in ids}
     if not needed:
         return
     just_before = str(int(target.time) - 1).zfill(len(target.time))
@@ -212,10 +212,9 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
     # A restore interrupted while rolling `target` back already removed its completed file: the markers it left
     # (_mark_planned) name the files then.
     if target.is_completed and storage.exists(source):
-        meta = parse_commit_metadata(storage.read_bytes(source), f"{storage.base_uri}/{source}")
-        for stats in (meta.get("partitionToWriteStats") or {}).values():
-            written.update(storage.inside(s["path"], source) for s in stats if s.get("path"))
-            written.update(storage.inside(p, source) for s in stats for p in (s.get("cdcStats") or {}))
+        meta = parse_commit(storage.read_bytes(source), f"{storage.base_uri}/{source}")
+        written.update(storage.inside(s.path, source) for s in meta.write_stats if s.path)
+        written.update(storage.inside(p, source) for s in meta.write_stats for p in (s.cdc_stats or {}))
     base_path = storage.base_path
     for info in storage.list_files("", recursive=True):   # files named with the instant (no marker left)
         relative = info.path[len(base_path) + 1:]

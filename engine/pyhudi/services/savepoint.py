@@ -91,8 +91,7 @@ def _latest_files(table: HudiTable, timeline: Timeline, instant_time: str) -> di
     later_logs = set()
     for instant in timeline.completed_writes():
         if instant.time > instant_time:
-            for stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).values():
-                later_logs.update(s.get("path") for s in stats if s.get("path"))
+            later_logs.update(s.path for s in timeline.read_commit(instant).write_stats if s.path)
     out: dict[str, dict] = {}
     for slice_ in view.latest_slices():
         files = [slice_.base_file.path] if slice_.base_file else []
@@ -110,5 +109,5 @@ def _cdc_logs(timeline: Timeline, slice_) -> list[str]:
     instant = timeline.find(slice_.base_instant)
     if instant is None or not instant.is_completed or instant.action not in WRITE_ACTIONS:
         return []
-    stats = (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).get(slice_.partition_path) or []
-    return sorted(p for s in stats if s.get("fileId") == slice_.file_id for p in (s.get("cdcStats") or {}))
+    stats = timeline.read_commit(instant).stats_by_partition().get(slice_.partition_path) or []
+    return sorted(p for s in stats if s.file_id == slice_.file_id for p in (s.cdc_stats or {}))

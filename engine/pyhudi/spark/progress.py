@@ -16,9 +16,12 @@ import os
 import sys
 import threading
 import time
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from pyhudi.spark.jvm import is_connect
+
+if TYPE_CHECKING:   # the write stats are the timeline layer's, above this one
+    from pyhudi.timeline import WriteStat
 
 logger = logging.getLogger("pyhudi")
 
@@ -149,16 +152,17 @@ def tracked(spark, label: str) -> Iterator[None]:
             sys.stderr.flush()
 
 
-def commit_summary(action: str, path: str, instant: str, seconds: float, write_stats: list[dict] | None = None,
+def commit_summary(action: str, path: str, instant: str, seconds: float,
+                   write_stats: Sequence[WriteStat] | None = None,
                    extra: str = "") -> str:
     """`<action> <instant> on <path>: N inserted, N updated, N deleted, N files, N MB in S s` — the line each
     commit logs; `extra` adds what a service did (e.g. files deleted by a clean)."""
     parts = []
     if write_stats is not None:
-        inserted = sum(s.get("numInserts", 0) for s in write_stats)
-        updated = sum(s.get("numUpdateWrites", 0) for s in write_stats)
-        deleted = sum(s.get("numDeletes", 0) for s in write_stats)
-        written = sum(s.get("totalWriteBytes", 0) for s in write_stats)
+        inserted = sum(s.num_inserts or 0 for s in write_stats)
+        updated = sum(s.num_update_writes or 0 for s in write_stats)
+        deleted = sum(s.num_deletes or 0 for s in write_stats)
+        written = sum(s.total_write_bytes or 0 for s in write_stats)
         parts.append(f"{inserted} inserted, {updated} updated, {deleted} deleted, {len(write_stats)} files, "
                      f"{written / 1e6:.1f} MB")
     if extra:
@@ -167,7 +171,7 @@ def commit_summary(action: str, path: str, instant: str, seconds: float, write_s
     return f"{action} {instant} on {path}: {figures + ' ' if figures else ''}in {seconds:.1f} s"
 
 
-def log_commit(action: str, path: str, instant: str, started: float, write_stats: list[dict] | None = None,
+def log_commit(action: str, path: str, instant: str, started: float, write_stats: Sequence[WriteStat] | None = None,
                extra: str = "") -> None:
     """Log the commit's summary line (INFO on the `pyhudi` logger); `started` is a time.monotonic() reading."""
     logger.info(commit_summary(action, path, instant, time.monotonic() - started, write_stats, extra))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import threading
 
+from pyhudi.timeline import WriteStat
+
 _state = threading.local()
 
 
@@ -39,17 +41,17 @@ def last_commits() -> list:
 
 def summary(results: list) -> dict:
     """Counters over commits: what a run reports as rows affected (Hudi's write stats, summed)."""
-    stats = [s for r in results for s in getattr(r, "write_stats", [])]
-    inserted = sum(s.get("numInserts", 0) for s in stats)
-    updated = sum(s.get("numUpdateWrites", 0) for s in stats)
-    deleted = sum(s.get("numDeletes", 0) for s in stats)
+    stats = [WriteStat.from_json(s) for r in results for s in getattr(r, "write_stats", [])]
+    inserted = sum(s.num_inserts or 0 for s in stats)
+    updated = sum(s.num_update_writes or 0 for s in stats)
+    deleted = sum(s.num_deletes or 0 for s in stats)
     return {
         "hudi_instants": [str(r) for r in results],
         "hudi_operations": [getattr(r, "operation", "") for r in results],
         "rows_inserted": inserted, "rows_updated": updated, "rows_deleted": deleted,
         "rows_affected": inserted + updated + deleted,
-        "files_written": len({(s.get("partitionPath"), s.get("path")) for s in stats}),
-        "bytes_written": sum(s.get("totalWriteBytes", 0) for s in stats),
+        "files_written": len({(s.partition_path, s.path) for s in stats}),
+        "bytes_written": sum(s.total_write_bytes or 0 for s in stats),
     }
 
 

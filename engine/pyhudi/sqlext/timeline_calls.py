@@ -17,23 +17,19 @@ _COMMITS_OUT = schema(("commit_time", _S), ("action", _S), ("total_bytes_written
                        ("total_records_written", _L), ("total_update_records_written", _L), ("total_errors", _L))
 
 
-def _stats(meta: dict) -> list[dict]:
-    return [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group]
-
-
 @procedure("show_commits", [Param("table", True), Param("limit", default=10)], _COMMITS_OUT)
 def _show_commits(spark, args):
     """Completed commits, newest first, with their write totals."""
     _, timeline = table_and_timeline(table_path(spark, args))
     rows = []
     for instant in reversed(timeline.completed_writes()[-int(args["limit"]):]):
-        meta = timeline.read_metadata(instant)
-        stats = _stats(meta)
-        rows.append((instant.time, instant.action, sum(s.get("totalWriteBytes", 0) for s in stats),
-                     sum(1 for s in stats if s.get("prevCommit") in (None, "null")),
-                     sum(1 for s in stats if s.get("prevCommit") not in (None, "null")),
-                     len(meta.get("partitionToWriteStats") or {}), sum(s.get("numWrites", 0) for s in stats),
-                     sum(s.get("numUpdateWrites", 0) for s in stats), sum(s.get("totalWriteErrors", 0) for s in stats)))
+        meta = timeline.read_commit(instant)
+        stats = meta.write_stats
+        rows.append((instant.time, instant.action, sum(s.total_write_bytes or 0 for s in stats),
+                     sum(1 for s in stats if s.prev_commit in (None, "null")),
+                     sum(1 for s in stats if s.prev_commit not in (None, "null")),
+                     len(meta.stats_by_partition()), sum(s.num_writes or 0 for s in stats),
+                     sum(s.num_update_writes or 0 for s in stats), sum(s.total_write_errors or 0 for s in stats)))
     return rows
 
 
@@ -50,13 +46,13 @@ def _show_commits_metadata(spark, args):
     _, timeline = table_and_timeline(table_path(spark, args))
     rows = []
     for instant in reversed(timeline.completed_writes()[-int(args["limit"]):]):
-        for s in _stats(timeline.read_metadata(instant)):
-            rows.append((instant.time, instant.action, s.get("partitionPath"), s.get("fileId"), s.get("prevCommit"),
-                         s.get("numWrites", 0), s.get("numInserts", 0), s.get("numDeletes", 0),
-                         str(s.get("numUpdateWrites", 0)), s.get("totalWriteErrors", 0), s.get("totalLogBlocks", 0),
-                         s.get("totalCorruptLogBlock", 0), s.get("totalRollbackBlocks", 0),
-                         s.get("totalLogRecords", 0), s.get("totalUpdatedRecordsCompacted", 0),
-                         s.get("totalWriteBytes", 0)))
+        for s in timeline.read_commit(instant).write_stats:
+            rows.append((instant.time, instant.action, s.partition_path, s.file_id, s.prev_commit,
+                         s.num_writes or 0, s.num_inserts or 0, s.num_deletes or 0,
+                         str(s.num_update_writes or 0), s.total_write_errors or 0, s.total_log_blocks or 0,
+                         s.total_corrupt_log_block or 0, s.total_rollback_blocks or 0,
+                         s.total_log_records or 0, s.total_updated_records_compacted or 0,
+                         s.total_write_bytes or 0))
     return rows
 
 
@@ -90,10 +86,10 @@ def _show_commit_files(spark, args):
     instant = timeline.find(str(args["instant_time"]))
     if instant is None or not instant.is_completed:
         raise SqlError(f"show_commit_files: no completed commit {args['instant_time']}")
-    rows = [(instant.action, s.get("partitionPath"), s.get("fileId"), s.get("prevCommit"),
-             s.get("numUpdateWrites", 0), s.get("numWrites", 0), s.get("totalWriteBytes", 0),
-             s.get("totalWriteErrors", 0), s.get("fileSizeInBytes", 0))
-            for s in _stats(timeline.read_metadata(instant))]
+    rows = [(instant.action, s.partition_path, s.file_id, s.prev_commit,
+             s.num_update_writes or 0, s.num_writes or 0, s.total_write_bytes or 0,
+             s.total_write_errors or 0, s.file_size_in_bytes or 0)
+            for s in timeline.read_commit(instant).write_stats]
     return rows[:int(args["limit"])]
 
 

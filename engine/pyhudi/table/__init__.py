@@ -145,7 +145,7 @@ class HudiTable:
         """Writer schema (Avro JSON, no meta columns) of the latest completed write, else the create schema."""
         timeline = timeline or self.timeline()
         for instant in reversed(timeline.completed_writes()):
-            schema = timeline.read_metadata(instant).get("extraMetadata", {}).get("schema")
+            schema = timeline.read_commit(instant).schema
             if schema:
                 return json.loads(schema)
         create = self.properties.get(C.TABLE_CREATE_SCHEMA.key)

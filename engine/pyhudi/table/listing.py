@@ -31,7 +31,7 @@ import pyarrow.fs as pafs
 
 from pyhudi.file_group.naming import partition_of
 from pyhudi.storage import Storage
-from pyhudi.timeline import (CLEAN, COMPACTION, COMPLETES_AS, METAFOLDER, RESTORE, ROLLBACK,
+from pyhudi.timeline import (CLEAN, COMPACTION, CommitMetadata, COMPLETES_AS, METAFOLDER, RESTORE, ROLLBACK,
                              WRITE_ACTIONS, Instant, Timeline)
 
 # Services that delete files while pending: a listing taken meanwhile may hold files about to vanish.
@@ -117,7 +117,7 @@ class TableListing:
             if not instant.is_completed:
                 continue
             if instant.action in WRITE_ACTIONS:
-                partitions = frozenset(_commit_partitions(timeline.read_metadata(instant)))
+                partitions = frozenset(_commit_partitions(timeline.read_commit(instant)))
                 self._partitions_of[(instant.time, instant.action)] = partitions
                 touched |= partitions
             elif instant.action in _DELETING_SERVICES:
@@ -158,9 +158,9 @@ def _kind(instant: Instant) -> str:
     return COMPLETES_AS.get(instant.action, instant.action)
 
 
-def _commit_partitions(metadata: dict[str, Any]) -> set[str]:
-    out = set(metadata.get("partitionToWriteStats") or {})
-    out.update(metadata.get("partitionToReplaceFileIds") or {})
+def _commit_partitions(metadata: CommitMetadata) -> set[str]:
+    out = set(metadata.partitions)
+    out.update(metadata.replaced_file_ids or {})
     return {p or "" for p in out}
 
 

@@ -60,8 +60,8 @@ class FileSystemView:
         for instant in writes:
             if instant.action != REPLACE_COMMIT:
                 continue
-            meta = self.timeline.read_metadata(instant)
-            for partition, file_ids in (meta.get("partitionToReplaceFileIds") or {}).items():
+            meta = self.timeline.read_commit(instant)
+            for partition, file_ids in (meta.replaced_file_ids or {}).items():
                 replaced.update((partition, file_id) for file_id in file_ids)
         return replaced
 
@@ -219,12 +219,11 @@ class FileSystemView:
         for instant in self.timeline.completed_writes():
             if instant.time not in self.visible_instants or instant.time < first:
                 continue
-            for stats in (self.timeline.read_metadata(instant).get("partitionToWriteStats") or {}).values():
-                for stat in stats:
-                    path, size = stat.get("path"), stat.get("fileSizeInBytes")
-                    if path in wanted and isinstance(size, int) and size > 0:
-                        start = stat.get("logOffset") if isinstance(stat.get("logOffset"), int) else 0
-                        extents.setdefault(path, []).append((start, start + size))
+            for stat in self.timeline.read_commit(instant).write_stats:
+                path, size = stat.path, stat.file_size_in_bytes
+                if path in wanted and isinstance(size, int) and size > 0:
+                    start = stat.log_offset if isinstance(stat.log_offset, int) else 0
+                    extents.setdefault(path, []).append((start, start + size))
         return extents
 
     def check_committed_sizes(self, slices: list[FileSlice]) -> dict[str, list[tuple[int, int]]]:

@@ -23,7 +23,9 @@ from pyhudi.timeline.instant_time import (LOCAL_ZONE, TIMELINE_TIMEZONE, TIMELIN
                                           new_instant_time, normalize_instant_argument, now_in_zone,
                                           parse_instant_time)
 from pyhudi.timeline.layout import COMPLETES_AS, LAYOUT_1, TimelineLayout, layout_for
-from pyhudi.timeline.commit_metadata import METADATA_CACHE, commit_metadata_bytes, parse_commit_metadata
+from pyhudi.timeline.commit_metadata import (METADATA_CACHE, CommitMetadata, commit_metadata_bytes, parse_commit,
+                                             parse_commit_metadata)
+from pyhudi.timeline.write_stat import WriteStat
 from pyhudi.timeline.active import PROPERTIES_FILE, Timeline, has_archived_instants, instant_file, timeline_layout
 from pyhudi.timeline.transitions import (commit_content, complete_instant, create_requested, transition_to_completed,
                                         transition_to_inflight)
@@ -33,7 +35,7 @@ __all__ = ["ACTIONS", "ARCHIVED_FOLDER", "CLEAN", "CLUSTERING", "COMMIT", "COMPA
            "WRITE_ACTIONS", "Instant", "State", "parse_instant_file_name", "LOCAL_ZONE", "TIMELINE_TIMEZONE",
            "TIMELINE_ZONES", "UTC_ZONE", "ZonedInstantTime", "check_timeline_zone", "format_instant_time",
            "instant_time_before", "new_instant_time", "normalize_instant_argument", "now_in_zone",
-           "parse_instant_time", "METADATA_CACHE", "commit_metadata_bytes", "parse_commit_metadata",
+           "parse_instant_time", "METADATA_CACHE", "commit_metadata_bytes", "parse_commit_metadata", "parse_commit", "CommitMetadata", "WriteStat",
            "PROPERTIES_FILE", "Timeline", "has_archived_instants", "create_requested",
            "transition_to_completed", "transition_to_inflight", "COMPLETES_AS", "LAYOUT_1", "TimelineLayout", "layout_for",
            "timeline_layout", "instant_file", "commit_content", "complete_instant"]

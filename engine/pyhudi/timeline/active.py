@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, Iterable
 
 from pyhudi.storage import Storage
-from pyhudi.timeline.commit_metadata import METADATA_CACHE, FileStamp, parse_commit_metadata
+from pyhudi.timeline.commit_metadata import METADATA_CACHE, CommitMetadata, FileStamp, parse_commit
 from pyhudi.timeline.instant import METAFOLDER, STATE_ORDER, WRITE_ACTIONS, Instant
 from pyhudi.timeline.layout import COMPLETES_AS, LAYOUT_1, TimelineLayout, layout_for
 from pyhudi.timeline.lsm_history import read_history
@@ -40,7 +40,7 @@ class Timeline:
                 continue
             merged[(time_part, action)] = instant
         self.instants: list[Instant] = sorted(merged.values())
-        self._metadata: dict[Instant, dict[str, Any]] = {}
+        self._metadata: dict[Instant, CommitMetadata] = {}
         self._completions: dict[str, str] | None = None
         self._archived: dict[str, str] | None = None
 
@@ -132,8 +132,13 @@ class Timeline:
 
     # --- metadata -----------------------------------------------------------------------------------------
     def read_metadata(self, instant: Instant) -> dict[str, Any]:
-        """Commit metadata JSON of a completed write instant (empty dict for empty files), read once per
-        timeline snapshot. A file that is not a JSON object of Hudi's shape raises CorruptFileError."""
+        """Commit metadata JSON of a completed write instant (empty dict for empty files): read_commit's, as Hudi's
+        JSON for the callers that hand it on as such."""
+        return self.read_commit(instant).to_json()
+
+    def read_commit(self, instant: Instant) -> CommitMetadata:
+        """Commit metadata of a completed write instant (`.empty` for empty files), parsed once per process
+        (METADATA_CACHE). A file that is not a JSON object of Hudi's shape raises CorruptFileError."""
         cached = self._metadata.get(instant)
         if cached is not None:
             return cached
@@ -145,7 +150,7 @@ class Timeline:
             cached = METADATA_CACHE.get(key, stamp)
         if cached is None:
             METADATA_CACHE.reads += 1
-            cached = parse_commit_metadata(self.storage.read_bytes(relative), f"{self.storage.base_uri}/{relative}")
+            cached = parse_commit(self.storage.read_bytes(relative), f"{self.storage.base_uri}/{relative}")
             if stamp is not None and instant.is_completed:
                 METADATA_CACHE.put(key, stamp, cached)
         self._metadata[instant] = cached

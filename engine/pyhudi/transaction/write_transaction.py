@@ -30,7 +30,7 @@ from typing import Mapping
 from pyhudi import config as C
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.commit.metadata_table import can_build_files_partition, initialize_files_partition
-from pyhudi.commit.metadata import CommitMetadata, written_file_ids
+from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.errors import WriteConflictError
 from pyhudi.transaction.heartbeat import Heartbeat
 from pyhudi.transaction.lock import FileSystemLock
@@ -134,7 +134,7 @@ class WriteTransaction:
             if instant.is_completed and instant.action in (COMMIT, "deltacommit", "replacecommit"):
                 if instant.action == COMMIT and instant.time < self.instant_time and self._is_compaction(instant):
                     continue   # an earlier compaction: this write already wrote into its new file slices
-                theirs = written_file_ids(timeline.read_metadata(instant))
+                theirs = timeline.read_commit(instant).file_ids()
             elif instant.action == COMPACTION and not instant.is_completed:
                 theirs = self._compaction_file_ids(instant.time)
             else:

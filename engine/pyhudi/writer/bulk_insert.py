@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 
 from pyhudi.commit.markers import create_marker
-from pyhudi.commit.metadata import STATS_DDL, write_stat
+from pyhudi.commit.metadata import STATS_DDL, WriteStat, write_stat
 from pyhudi.commit.spark_jobs import collect_or_raise, reserve_sequence, task_token
 from pyhudi.file_group.base_file import encoded_record_size, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
@@ -39,7 +39,7 @@ SORT_MODES = ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITI
               "PARTITION_PATH_REPARTITION_AND_SORT")
 
 
-def write(job: WriteJob) -> tuple[list[dict], None]:
+def write(job: WriteJob) -> tuple[list[WriteStat], None]:
     """The bulk_insert strategy: the batch deduplicated when hoodie.combine.before.insert is on (as Hudi), laid
     out by the sort mode, cut into new base files by each task; no index is consulted (no index stats)."""
     partitioned = bool(job.wc.partition_path_field)

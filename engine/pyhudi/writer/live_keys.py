@@ -74,15 +74,14 @@ def live_key_check(table, view, partitions=None) -> LiveKeyCheck | None:
     for instant in timeline.completed_writes():
         if instant.time < first or instant.time not in view.visible_instants:
             continue
-        for stats in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).values():
-            for stat in stats:
-                file_slice = by_log.get(stat.get("path"))
-                if file_slice is None:
-                    continue
-                if stat.get("logOffset") == 0:
-                    created.add(stat["path"])
-                if int(stat.get("numDeletes") or 0) > 0:
-                    flagged[(file_slice.partition_path, file_slice.file_id)] = file_slice
+        for stat in timeline.read_commit(instant).write_stats:
+            file_slice = by_log.get(stat.path)
+            if file_slice is None:
+                continue
+            if stat.log_offset == 0:
+                created.add(stat.path)
+            if int(stat.num_deletes or 0) > 0:
+                flagged[(file_slice.partition_path, file_slice.file_id)] = file_slice
     for s in slices:
         if view.before_timeline_start(s.base_instant) and any(log.path not in created for log in s.log_files):
             flagged[(s.partition_path, s.file_id)] = s

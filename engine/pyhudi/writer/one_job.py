@@ -49,7 +49,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from pyhudi import config as C
-from pyhudi.commit.metadata import STATS_DDL, write_stat
+from pyhudi.commit.metadata import STATS_DDL, WriteStat, write_stat
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.index import bloom
 from pyhudi.index.bucket import existing_buckets
@@ -157,7 +157,7 @@ def stages_in_one_job(spark):
 
 
 # --- the job -------------------------------------------------------------------------------------------------------
-def write(job: WriteJob) -> tuple[list[dict], IndexStats]:
+def write(job: WriteJob) -> tuple[list[WriteStat], IndexStats]:
     """Key, tag, place and write `job` in one Spark job, the plan from metadata; returns the write stats and the
     index stats. The lookup is the range plan of every latest base file (BLOOM/SIMPLE), the bucket map (BUCKET),
     or nothing (inserts: nothing is looked up)."""
@@ -255,7 +255,7 @@ def _stats_frame(spark, plan: OneJobPlan, counters) -> DataFrame:
         lambda table: write_group(ctx, pack, table), STATS_DDL)
 
 
-def _run(spark, plan: OneJobPlan) -> list[dict]:
+def _run(spark, plan: OneJobPlan) -> list[WriteStat]:
     """Run the job, collect its write stats and fill the index stats from its counters."""
     counters = bloom.new_counters(spark)
     stats_df = _stats_frame(spark, plan, counters)

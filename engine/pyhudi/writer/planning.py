@@ -27,12 +27,10 @@ def average_record_size(timeline: Timeline, wc: C.WriteConfig) -> int:
     """Bytes per record from the latest commits that wrote enough data, else hoodie.copyonwrite.record.size.estimate."""
     threshold = wc.small_file_limit * 1.0  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
     for instant in reversed(timeline.completed_writes()[-20:]):
-        meta = timeline.read_metadata(instant)
         # base files only (log files hold other encodings), as Hudi reads only the commit timeline
-        stats = [s for group in (meta.get("partitionToWriteStats") or {}).values() for s in group
-                 if "logVersion" not in s]
-        total_bytes = sum(s.get("totalWriteBytes", 0) for s in stats)
-        total_records = sum(s.get("numWrites", 0) for s in stats)
+        stats = [s for s in timeline.read_commit(instant).write_stats if not s.has_log_version_key]
+        total_bytes = sum(s.total_write_bytes or 0 for s in stats)
+        total_records = sum(s.num_writes or 0 for s in stats)
         if total_records and total_bytes > threshold:
             return max(1, total_bytes // total_records)
     return wc.record_size_estimate

@@ -10,10 +10,12 @@ it, those of the batch) and writes no data.
 from __future__ import annotations
 
 import fnmatch
+from typing import Mapping, Sequence
 
 from pyhudi import config as C
 from pyhudi.errors import ConfigError, PartitionPathError, PyHudiError
 from pyhudi.table import FileSystemView, HudiTable
+from pyhudi.timeline import WriteStat
 
 REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
 PARTITIONS_TO_DELETE = C.PARTITIONS_TO_DELETE.key
@@ -56,18 +58,18 @@ def replaced_file_ids(view: FileSystemView, operation: str, partitions: list[str
     return replaced
 
 
-def self_replaced(replaced: dict[str, list[str]] | None, stats: list[dict]) -> list[dict]:
+def self_replaced(replaced: Mapping[str, list[str]] | None, stats: Sequence[WriteStat]) -> list[WriteStat]:
     """The write stats of file groups their own replacecommit lists as replaced (`replaced`: its
     partitionToReplaceFileIds): every reader drops the rows they hold."""
     ids = {(partition, file_id) for partition, group in (replaced or {}).items() for file_id in group or ()}
-    return [s for s in stats if (s.get("partitionPath"), s.get("fileId")) in ids]
+    return [s for s in stats if (s.partition_path, s.file_id) in ids]
 
 
-def check_not_replacing_written(replaced: dict[str, list[str]] | None, stats: list[dict], table_name: str,
+def check_not_replacing_written(replaced: Mapping[str, list[str]] | None, stats: Sequence[WriteStat], table_name: str,
                                 instant_time: str) -> None:
     """A replacecommit that lists a file group it writes would hide its own rows from every reader: refuse to
     complete it (the transaction then removes its files; the table is unchanged)."""
-    hidden = sorted({(s["partitionPath"], s["fileId"]) for s in self_replaced(replaced, stats)})
+    hidden = sorted({(s.partition_path or "", s.file_id or "") for s in self_replaced(replaced, stats)})
     if hidden:
         partition, file_id = hidden[0]
         raise PyHudiError(f"internal error in table {table_name}: replacecommit {instant_time} would replace file "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from pyhudi.commit.metadata import STATS_DDL, write_stat
+from pyhudi.commit.metadata import STATS_DDL, WriteStat, write_stat
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.index.stats import IndexStats
 from pyhudi.spark.parallelism import file_task_partitions
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _SLOT_COLUMN = "_pyhudi_slot"
 
 
-def write(job: WriteJob) -> tuple[list[dict], IndexStats]:
+def write(job: WriteJob) -> tuple[list[WriteStat], IndexStats]:
     """Write `job.keyed` by the counted plan; returns the write stats and the index stats."""
     # With a partition-scoped index every version of a key reaches the same writer task (same stored
     # location, or the same insert slot, which hashes the key): it keeps the latest there (ordering field,

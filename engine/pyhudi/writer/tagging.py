@@ -19,6 +19,7 @@ from pyhudi.writer.file_writer import DELETE_COLUMN, FILE_ID_COLUMN, PARTITION_P
 from pyhudi.writer.live_keys import drop_dead_locations, live_key_check
 
 if TYPE_CHECKING:
+    from pyhudi.timeline import WriteStat
     from pyhudi.writer.strategy import WriteJob
 
 
@@ -93,15 +94,15 @@ def stored_rows(job: WriteJob, groups: set) -> DataFrame:
         pa.Table.from_batches([batch]), keygen).select(rows.columns).to_batches()), rows.schema)
 
 
-def finish_index_stats(stats: IndexStats | None, write_stats: list[dict], is_bucket: bool) -> None:
+def finish_index_stats(stats: IndexStats | None, write_stats: list[WriteStat], is_bucket: bool) -> None:
     """Outcome counters from the write stats: which file groups really held incoming keys."""
     if stats is None:
         return
-    touched = [s for s in write_stats if s["prevCommit"] != "null" and s["numUpdateWrites"] + s["numDeletes"]]
-    stats.confirmed_files = len({(s["partitionPath"], s["fileId"]) for s in touched})
+    touched = [s for s in write_stats if s.prev_commit != "null" and s.num_update_writes + s.num_deletes]
+    stats.confirmed_files = len({(s.partition_path, s.file_id) for s in touched})
     stats.false_positive_files = max(0, stats.candidate_files - stats.confirmed_files)
-    stats.updates = sum(s["numUpdateWrites"] + s["numDeletes"] for s in write_stats)
-    stats.inserts = sum(s["numInserts"] for s in write_stats)
+    stats.updates = sum(s.num_update_writes + s.num_deletes for s in write_stats)
+    stats.inserts = sum(s.num_inserts for s in write_stats)
     if is_bucket:
         stats.keys_looked_up = stats.updates + stats.inserts
 

@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi import config as C
 from pyhudi.cdc import cdc_logging_mode
-from pyhudi.commit.metadata import SQL_WRITES_PREPPED_KEY, CommitMetadata, operation_type
+from pyhudi.commit.metadata import SQL_WRITES_PREPPED_KEY, CommitMetadata, WriteStat, operation_type
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.errors import WriteConflictError
@@ -114,12 +114,12 @@ class WriteAction:
         self._check_pending_clustering(stats, timeline)
         # Written partitions become visible to readers only with the commit, so their metadata files can
         # follow the data files (Hudi's write handles write them first; either order is safe to roll back).
-        for partition in sorted({s["partitionPath"] for s in stats}):
+        for partition in sorted({s.partition_path for s in stats}):
             write_partition_metadata(self.storage, partition, instant_time)
         replaced = replaced_file_ids(self.table.view(timeline=timeline), self.operation, self._replaced_partitions()) \
             if self.is_replace else None
         check_not_replacing_written(replaced, stats, self.table_name, instant_time)
-        return CommitMetadata(self.operation_type, stats,
+        return CommitMetadata(self.operation_type, tuple(stats),
                               {**self.user_metadata, "schema": avro_json(self.avro_schema),
                                **index_extra(self.index_stats)},
                               replaced)
@@ -146,7 +146,7 @@ class WriteAction:
                 partitions.append(path.strip())
         return partitions
 
-    def _check_pending_clustering(self, stats: list[dict], timeline: Timeline) -> None:
+    def _check_pending_clustering(self, stats: list[WriteStat], timeline: Timeline) -> None:
         """hoodie.clustering.updates.strategy (Hudi's SparkRejectUpdateStrategy by default): a write that
         changed a file group a pending clustering plans to rewrite fails before it commits (the transaction
         removes its files, the table is unchanged); SparkAllowUpdateStrategy lets it commit and the clustering
@@ -156,8 +156,8 @@ class WriteAction:
         if not pending or strategy.endswith("SparkAllowUpdateStrategy"):
             return
         for stat in stats:
-            key = (stat["partitionPath"], stat["fileId"])
-            if key in pending and stat["prevCommit"] != "null":
+            key = (stat.partition_path, stat.file_id)
+            if key in pending and stat.prev_commit != "null":
                 raise WriteConflictError(
                     f"Not allowed to update the clustering file group {key[0] or '(non-partitioned)'}/{key[1]} of "
                     f"table {self.table_name}: clustering {pending[key]} is pending on it. Run it first (CALL "
@@ -216,7 +216,7 @@ class WriteAction:
     def avro_schema(self) -> dict:
         return arrow_to_avro(self.target_schema, self.table_name)
 
-    def _write_files(self, timeline: Timeline, instant_time: str) -> list[dict]:
+    def _write_files(self, timeline: Timeline, instant_time: str) -> list[WriteStat]:
         """Run the chosen strategy over the prepared batch; keeps its index stats for the commit."""
         keyed = self.keyed
         if not self.keygen.record_key_fields:

@@ -15,6 +15,7 @@ import posixpath
 from typing import Any
 
 from pyhudi.commit.metadata_table.records import ALL_PARTITIONS_KEY, FileEntry, FilesRecord, partition_key
+from pyhudi.timeline import CommitMetadata
 
 
 def _record(records: dict[str, FilesRecord], partition: str) -> FilesRecord:
@@ -34,17 +35,17 @@ def _partitions(records: dict[str, FilesRecord], partitions: list[str], deleted:
             listed.entries[partition_key(partition)] = FileEntry(0, deleted)
 
 
-def commit_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
-    """The records of a commit's metadata (HoodieCommitMetadata JSON form: partitionToWriteStats)."""
+def commit_records(metadata: CommitMetadata) -> dict[str, FilesRecord]:
+    """The records of a commit's metadata (its write stats by partition)."""
     records: dict[str, FilesRecord] = {}
-    stats = metadata.get("partitionToWriteStats") or {}
+    stats = metadata.stats_by_partition()
     for partition, partition_stats in stats.items():
         _record(records, partition)
-        for stat in partition_stats or []:
-            path = stat.get("path")
+        for stat in partition_stats:
+            path = stat.path
             if path:
-                _add(records, partition, posixpath.basename(path), FileEntry(int(stat.get("fileSizeInBytes") or 0)))
-            for cdc_path, size in (stat.get("cdcStats") or {}).items():
+                _add(records, partition, posixpath.basename(path), FileEntry(int(stat.file_size_in_bytes or 0)))
+            for cdc_path, size in (stat.cdc_stats or {}).items():
                 _add(records, partition, posixpath.basename(cdc_path), FileEntry(int(size or 0)))
     _partitions(records, sorted(stats))
     return records

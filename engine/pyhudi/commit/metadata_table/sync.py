@@ -29,7 +29,7 @@ from pyhudi.table.metadata_table import (METADATA_FOLDER, PARTITIONS, PARTITIONS
                                          metadata_partitions)
 from pyhudi.table.properties import HUDI_1X_TABLE_VERSIONS, read_table_properties, update_table_properties
 from pyhudi.testing import crash_point
-from pyhudi.timeline import (CLEAN, CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, RESTORE,
+from pyhudi.timeline import (CLEAN, CLUSTERING, COMMIT, CommitMetadata, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, RESTORE,
                              ROLLBACK, SAVEPOINT, Instant, State, Timeline, instant_file, new_instant_time)
 
 
@@ -97,7 +97,7 @@ def _records(instant: Instant, metadata: dict[str, Any]) -> dict[str, FilesRecor
                 for key, record in rollback_records(rollback).items():
                     records.setdefault(key, FilesRecord(key)).merge(record)
         return records
-    return commit_records(metadata)
+    return commit_records(CommitMetadata.from_json(metadata))
 
 
 def _drop_unmaintained(storage: Storage, mdt: Storage, values: dict[str, str]) -> None:

@@ -86,9 +86,9 @@ def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOption
     partitions: set[str] = set()
     for instant in writes:
         if previous <= instant.time < retain.time:
-            meta = timeline.read_metadata(instant)
-            partitions.update((meta.get("partitionToWriteStats") or {}).keys())
-            partitions.update((meta.get("partitionToReplaceFileIds") or {}).keys())
+            meta = timeline.read_commit(instant)
+            partitions.update(meta.partitions)
+            partitions.update((meta.replaced_file_ids or {}).keys())
     return partitions
 
 
@@ -135,8 +135,8 @@ class _Planner:
         out = {}
         for instant in writes:
             if instant.action == REPLACE_COMMIT:
-                meta = self.timeline.read_metadata(instant)
-                for partition, ids in (meta.get("partitionToReplaceFileIds") or {}).items():
+                meta = self.timeline.read_commit(instant)
+                for partition, ids in (meta.replaced_file_ids or {}).items():
                     for file_id in ids:
                         out.setdefault((partition, file_id), instant.time)
         return out

@@ -115,7 +115,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
         replaced: dict[str, list[str]] = {}
         for partition, file_id in sorted(plan.file_groups):
             replaced.setdefault(partition, []).append(file_id)
-        metadata = CommitMetadata(CLUSTER_OPERATION, stats, {"schema": schema_json}, replaced)
+        metadata = CommitMetadata(CLUSTER_OPERATION, tuple(stats), {"schema": schema_json}, replaced)
         crash_point("clustering.before_commit")
         return metadata
 
@@ -187,10 +187,9 @@ def _changed_since_plan(table: HudiTable, plan: ClusteringPlan) -> str | None:
 def _average_record_size(timeline: Timeline) -> int:
     """Bytes per record of the latest commits' base files (Hudi's AverageRecordSizeUtils), else 1024."""
     for instant in reversed(timeline.completed_writes()[-20:]):
-        stats = [s for group in (timeline.read_metadata(instant).get("partitionToWriteStats") or {}).values()
-                 for s in group if "logVersion" not in s]
-        total_bytes = sum(s.get("totalWriteBytes", 0) or 0 for s in stats)
-        total_records = sum(s.get("numWrites", 0) or 0 for s in stats)
+        stats = [s for s in timeline.read_commit(instant).write_stats if not s.has_log_version_key]
+        total_bytes = sum(s.total_write_bytes or 0 for s in stats)
+        total_records = sum(s.num_writes or 0 for s in stats)
         if total_records and total_bytes:
             return max(1, total_bytes // total_records)
     return DEFAULT_RECORD_SIZE

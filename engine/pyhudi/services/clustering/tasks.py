@@ -13,7 +13,7 @@ from typing import Iterator
 import pyarrow as pa
 
 from pyhudi.commit.markers import create_marker
-from pyhudi.commit.metadata import STATS_DDL, STATS_SCHEMA, write_stat
+from pyhudi.commit.metadata import STATS_DDL, STATS_SCHEMA, WriteStat, write_stat
 from pyhudi.commit.spark_jobs import task_token
 from pyhudi.file_group.base_file import BloomSettings, with_file_name, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
@@ -150,5 +150,5 @@ def write_frame(records, plan: ClusteringPlan, ctx: ClusterContext, sort_columns
     return ordered.mapInArrow(lambda batches: write_clustered(ctx, batches), STATS_DDL)
 
 
-def clustering_stats(rows) -> list[dict]:
+def clustering_stats(rows) -> list[WriteStat]:
     return [write_stat(row) for row in rows]

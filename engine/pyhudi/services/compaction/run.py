@@ -177,7 +177,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
             stats = [compaction_stat(row) for row in collect_or_raise(frame)] if frame is not None else []
         extra = {"schema": schema_json or avro_json(avro)}
         extra.update(plan.extra_metadata or {})
-        metadata = CommitMetadata(COMPACT_OPERATION_TYPE, stats, extra, compacted=True)
+        metadata = CommitMetadata(COMPACT_OPERATION_TYPE, tuple(stats), extra, compacted=True)
         crash_point("compaction.before_commit")
         return metadata
 
@@ -190,7 +190,7 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
 def latest_schema_json(timeline: Timeline) -> str | None:
     """The writer schema string of the latest completed write, verbatim."""
     for instant in reversed(timeline.completed_writes()):
-        schema = (timeline.read_metadata(instant).get("extraMetadata") or {}).get("schema")
+        schema = timeline.read_commit(instant).schema
         if schema:
             return schema
     return None

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pyhudi.commit.markers import create_marker
-from pyhudi.commit.metadata import STATS_SCHEMA, write_stat
+from pyhudi.commit.metadata import STATS_SCHEMA, WriteStat, write_stat
 from pyhudi.commit.spark_jobs import task_token
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.base_file import BloomSettings, read_base_file, with_file_name, write_base_file
@@ -70,18 +70,16 @@ def operations_frame(spark, plan: CompactionPlan, ctx: CompactContext):
     return ops.mapInArrow(lambda batches: compact_batches(ctx, batches), COMPACTION_STATS_DDL)
 
 
-def compaction_stat(row) -> dict:
-    stat = write_stat(row)
-    stat.update({
-        "totalLogRecords": row["total_log_records"], "totalLogFilesCompacted": row["total_log_files"],
-        "totalLogSizeCompacted": row["total_log_size"], "totalUpdatedRecordsCompacted": row["total_updated_records"],
-        "totalLogBlocks": row["total_log_blocks"], "totalCorruptLogBlock": row["total_corrupt_blocks"],
-        "totalRollbackBlocks": row["total_rollback_blocks"],
-        "runtimeStats": {"totalScanTime": row["scan_time_ms"],
-                         "totalUpsertTime": row["write_time_ms"] if row["prev_commit"] != "null" else 0,
-                         "totalCreateTime": row["write_time_ms"] if row["prev_commit"] == "null" else 0},
-    })
-    return stat
+def compaction_stat(row) -> WriteStat:
+    return replace(
+        write_stat(row),
+        total_log_records=row["total_log_records"], total_log_files_compacted=row["total_log_files"],
+        total_log_size_compacted=row["total_log_size"], total_updated_records_compacted=row["total_updated_records"],
+        total_log_blocks=row["total_log_blocks"], total_corrupt_log_block=row["total_corrupt_blocks"],
+        total_rollback_blocks=row["total_rollback_blocks"],
+        runtime_stats={"totalScanTime": row["scan_time_ms"],
+                       "totalUpsertTime": row["write_time_ms"] if row["prev_commit"] != "null" else 0,
+                       "totalCreateTime": row["write_time_ms"] if row["prev_commit"] == "null" else 0})
 
 
 # --- executor side ------------------------------------------------------------------------------------------
