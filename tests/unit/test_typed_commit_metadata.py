@@ -153,3 +153,32 @@ def test_timeline_parses_a_commit_once_and_caches_the_typed_value(tmp_path):
     assert first.to_json() == written.to_json()   # (the stats come back grouped by partition)
     assert again.read_metadata(again.instants[0]) == written.to_json()
     assert first.stats_by_partition()["p=1"][0].file_id == "f1" and first.schema == "{}"
+
+
+class _Timeline:
+    """The two calls average_record_size makes, over commits given as JSON."""
+
+    def __init__(self, *commits):
+        self.commits = [CommitMetadata.from_json(c) for c in commits]
+
+    def completed_writes(self):
+        return list(range(len(self.commits)))
+
+    def read_commit(self, instant):
+        return self.commits[instant]
+
+
+@pytest.mark.parametrize("layout", [1, 2])
+def test_average_record_size_counts_base_files_in_both_layouts(layout):
+    """Layout 2's Avro records name every field, so a base file's stat holds logVersion null: it is still a base
+    file's stat (counted), and a log file's stat is not, in either layout."""
+    from pyhudi import config as C
+    from pyhudi.writer.planning import average_record_size
+
+    base = {"fileId": "f1", "path": "p/f1_0-1-2_001.parquet", "partitionPath": "p", "numWrites": 1000,
+            "totalWriteBytes": 500_000, **({"logVersion": None} if layout == 2 else {})}
+    log = {"fileId": "f2", "path": "p/.f2_001.log.1_0-1-2", "partitionPath": "p", "numWrites": 10,
+           "totalWriteBytes": 900_000, "logVersion": 1}
+    commit = {"partitionToWriteStats": {"p": [base, log]}, "operationType": "UPSERT"}
+    wc = C.WriteConfig.from_options({"hoodie.parquet.small.file.limit": "1000"})
+    assert average_record_size(_Timeline(commit), wc) == 500

@@ -134,7 +134,7 @@ def _check_files_kept(table: HudiTable, instant: str, meta: CommitMetadata, befo
         for stat in stats:
             path, prev = stat.path, stat.prev_commit
             gone = path and not after_view.is_listed(path) and not after_view.is_replaced(partition, stat.file_id)
-            if not gone and prev not in (None, "null") and not stat.has_log_version_key:
+            if not gone and prev not in (None, "null") and not stat.is_log_file:
                 before = before_by_id.get((partition, stat.file_id))
                 gone = before is None or before.base_instant != prev
             if gone:

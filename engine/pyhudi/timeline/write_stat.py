@@ -96,12 +96,6 @@ class WriteStat:
         return self.log_version is not None
 
     @property
-    def has_log_version_key(self) -> bool:
-        """The stat's JSON names logVersion, even as null (layout 2's Avro records name every field, so there
-        base files' stats have it too): what readers that tested `"logVersion" in stat` relied on."""
-        return "logVersion" in self.keys if self.keys is not None else self.log_version is not None
-
-    @property
     def file_name(self) -> str:
         """The written file's name (the last part of its path)."""
         return (self.path or "").rsplit("/", 1)[-1]

@@ -28,7 +28,7 @@ def average_record_size(timeline: Timeline, wc: C.WriteConfig) -> int:
     threshold = wc.small_file_limit * 1.0  # Hudi: hoodie.record.size.estimation.threshold = 1.0 x limit
     for instant in reversed(timeline.completed_writes()[-20:]):
         # base files only (log files hold other encodings), as Hudi reads only the commit timeline
-        stats = [s for s in timeline.read_commit(instant).write_stats if not s.has_log_version_key]
+        stats = [s for s in timeline.read_commit(instant).write_stats if not s.is_log_file]
         total_bytes = sum(s.total_write_bytes or 0 for s in stats)
         total_records = sum(s.num_writes or 0 for s in stats)
         if total_records and total_bytes > threshold:

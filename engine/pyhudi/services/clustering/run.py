@@ -187,7 +187,7 @@ def _changed_since_plan(table: HudiTable, plan: ClusteringPlan) -> str | None:
 def _average_record_size(timeline: Timeline) -> int:
     """Bytes per record of the latest commits' base files (Hudi's AverageRecordSizeUtils), else 1024."""
     for instant in reversed(timeline.completed_writes()[-20:]):
-        stats = [s for s in timeline.read_commit(instant).write_stats if not s.has_log_version_key]
+        stats = [s for s in timeline.read_commit(instant).write_stats if not s.is_log_file]
         total_bytes = sum(s.total_write_bytes or 0 for s in stats)
         total_records = sum(s.num_writes or 0 for s in stats)
         if total_records and total_bytes:
