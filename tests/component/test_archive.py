@@ -78,6 +78,13 @@ def test_archive_file_is_a_hudi_log_of_archived_meta_entries(spark, tmp_path):
     entries = read_archived_entries(HudiTable.load(str(path)).storage)
     completed = [e for e in entries if e["actionState"] == "COMPLETED"]
     assert [e["commitTime"] for e in completed] == commits[:3]
+    # stateTransitionTime: each state file's modification time (Hudi 0.14+), at or after the instant started,
+    # and the completed file's after the requested one's (an upgrade to version 8 takes it as completion time)
+    for entry in completed:
+        requested = next(e for e in entries if e["commitTime"] == entry["commitTime"]
+                         and e["actionState"] == "REQUESTED")
+        assert entry["commitTime"] <= requested["stateTransitionTime"] <= entry["stateTransitionTime"]
+        assert len(entry["stateTransitionTime"]) == 17 and entry["stateTransitionTime"].isdigit()
     stats = completed[0]["hoodieCommitMetadata"]["partitionToWriteStats"]["p1"]
     assert stats[0]["numInserts"] == 1 and stats[0]["path"].startswith("p1/")
     assert completed[0]["hoodieCommitMetadata"]["operationType"] == "UPSERT"

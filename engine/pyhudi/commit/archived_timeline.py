@@ -127,12 +127,13 @@ def read_archived_entries(storage: Storage) -> list[dict]:
     return records
 
 
-def archive_entry(storage: Storage, instant: Instant) -> dict:
-    """MetadataConversionUtils.createMetaWrapper for one instant file."""
+def archive_entry(storage: Storage, instant: Instant, transition_time: str | None = None) -> dict:
+    """MetadataConversionUtils.createMetaWrapper for one instant file (`transition_time`: its state transition
+    time, when known)."""
     data = storage.read_bytes(f"{METAFOLDER}/{instant.file_name}")
     where = f"{storage.base_uri}/{METAFOLDER}/{instant.file_name}"
     entry = {"commitTime": instant.time, "actionState": instant.state.name, "actionType": instant.action,
-             "version": 1}
+             "version": 1, "stateTransitionTime": transition_time}
     action = instant.action
     if action in (COMMIT, DELTA_COMMIT):
         entry["hoodieCommitMetadata"] = _commit_metadata(data, where)

@@ -35,7 +35,7 @@ from pyhudi.table import HudiTable
 from pyhudi.table.metadata_table import drop_metadata_table
 from pyhudi.timeline import (CLEAN, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER,
                              REPLACE_COMMIT, ROLLBACK, SAVEPOINT, TEMP_FOLDER, WRITE_ACTIONS, Instant, Timeline,
-                             parse_instant_file_name, parse_instant_time)
+                             instant_time_of_clock, parse_instant_file_name, parse_instant_time)
 
 
 # --- options ------------------------------------------------------------------------------------------------
@@ -177,11 +177,11 @@ def _move_to_archive(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) 
         move_to_history(storage, timeline.layout, selected, cfg.get(C.TIMELINE_COMPACTION_BATCH_SIZE),
                         cfg.get(C.PARQUET_COMPRESSION))
     else:
-        files = _state_files(storage, selected)
-        records = [archive_entry(storage, instant) for instant in files]
+        files = _state_files(storage, selected, timeline.zone)
+        records = [archive_entry(storage, instant, transition) for instant, transition in files]
         write_archive_file(storage, records)
         # Pending-state files first, then completed ones oldest first, so no reader sees a hole or a false pending.
-        for instant in sorted(files, key=lambda i: (i.is_completed, i.time)):
+        for instant in sorted((i for i, _ in files), key=lambda i: (i.is_completed, i.time)):
             storage.delete_file(f"{METAFOLDER}/{instant.file_name}")
     for instant in selected:
         storage.delete_dir(f"{TEMP_FOLDER}/{instant.time}")
@@ -192,8 +192,10 @@ def _comparable(action: str) -> str:
     return COMMIT if action == COMPACTION else action
 
 
-def _state_files(storage: Storage, selected: list[Instant]) -> list[Instant]:
-    """Every state file (requested/inflight/completed) of the selected instants, as raw timeline entries."""
+def _state_files(storage: Storage, selected: list[Instant], zone: str) -> list[tuple[Instant, str | None]]:
+    """Every state file (requested/inflight/completed) of the selected instants, as raw timeline entries, each
+    with its state transition time: the file's modification time in the timeline zone, as Hudi 0.14+ archives it
+    (stateTransitionTime; an upgrade to version 8 takes it as the completion time)."""
     wanted = {(i.time, _comparable(i.action)) for i in selected}
     out = []
     for info in storage.list_files(METAFOLDER):
@@ -201,8 +203,8 @@ def _state_files(storage: Storage, selected: list[Instant]) -> list[Instant]:
         if instant is not None and (instant.time, _comparable(instant.action)) in wanted:
             if instant.action == COMPACTION and instant.is_completed:
                 instant = Instant(instant.time, COMMIT)
-            out.append(instant)
-    return sorted(out)
+            out.append((instant, None if info.mtime_ns is None else instant_time_of_clock(info.mtime_ns, zone)))
+    return sorted(out, key=lambda entry: entry[0])
 
 
 __all__ = ["archive", "archive_after_commit", "archived_instants", "read_archived_entries", "instants_to_archive",

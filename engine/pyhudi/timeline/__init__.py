@@ -20,6 +20,7 @@ from pyhudi.timeline.instant import (ACTIONS, ARCHIVED_FOLDER, CLEAN, CLUSTERING
                                      parse_instant_file_name)
 from pyhudi.timeline.instant_time import (LOCAL_ZONE, TIMELINE_TIMEZONE, TIMELINE_ZONES, UTC_ZONE, ZonedInstantTime,
                                           check_timeline_zone, format_instant_time, instant_time_before,
+                                          instant_time_of_clock,
                                           new_instant_time, normalize_instant_argument, now_in_zone,
                                           parse_instant_time)
 from pyhudi.timeline.layout import COMPLETES_AS, LAYOUT_1, TimelineLayout, layout_for
@@ -34,7 +35,7 @@ __all__ = ["ACTIONS", "ARCHIVED_FOLDER", "CLEAN", "CLUSTERING", "COMMIT", "COMPA
            "METAFOLDER", "REPLACE_COMMIT", "RESTORE", "ROLLBACK", "SAVEPOINT", "SCHEMA_COMMIT", "TEMP_FOLDER",
            "WRITE_ACTIONS", "Instant", "State", "parse_instant_file_name", "LOCAL_ZONE", "TIMELINE_TIMEZONE",
            "TIMELINE_ZONES", "UTC_ZONE", "ZonedInstantTime", "check_timeline_zone", "format_instant_time",
-           "instant_time_before", "new_instant_time", "normalize_instant_argument", "now_in_zone",
+           "instant_time_before", "instant_time_of_clock", "new_instant_time", "normalize_instant_argument", "now_in_zone",
            "parse_instant_time", "METADATA_CACHE", "commit_metadata_bytes", "parse_commit_metadata", "parse_commit", "CommitMetadata", "WriteStat",
            "PROPERTIES_FILE", "Timeline", "has_archived_instants", "create_requested",
            "transition_to_completed", "transition_to_inflight", "COMPLETES_AS", "LAYOUT_1", "TimelineLayout", "layout_for",

@@ -47,6 +47,12 @@ def now_in_zone(zone: str) -> datetime:
     return datetime.now(timezone.utc) if zone == UTC_ZONE else datetime.now().astimezone()
 
 
+def instant_time_of_clock(epoch_ns: int, zone: str) -> str:
+    """A wall-clock moment (e.g. a file's modification time) as an instant time in a timeline zone."""
+    moment = datetime.fromtimestamp(epoch_ns / 1e9, tz=timezone.utc)
+    return format_instant_time(moment if zone == UTC_ZONE else moment.astimezone())
+
+
 def format_instant_time(moment: datetime) -> str:
     return moment.strftime("%Y%m%d%H%M%S") + f"{moment.microsecond // 1000:03d}"
 
