@@ -6,8 +6,8 @@ does the client (connect_client.py): pyspark refuses a remote session in a proce
 Hudi's SQL layer works on Connect too: `pyhudi.sql` reaches the session catalog through Spark's public API there
 (pyhudi.sqlext.catalog_connect), and a plain `spark.sql` query reads a table it created. Not on Connect: ALTER TABLE
 ADD COLUMNS, RENAME of a managed table and CREATE OR REPLACE over a managed Hudi table (they raise SqlError naming
-the fix: a classic session), the write's bloom-index counters (Connect has no accumulators: WriteResult's index
-stats stay empty).
+the fix: a classic session). Connect has no accumulators: the bloom index's counters reach WriteResult.index_stats
+through files in the table's storage, and the scenario compares them with classic's.
 """
 
 from __future__ import annotations

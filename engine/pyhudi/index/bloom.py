@@ -14,6 +14,8 @@ Counters go to an accumulator, so the lookup adds no Spark action: they arrive w
 from __future__ import annotations
 
 import contextlib
+import pickle
+import uuid
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,9 +30,10 @@ from pyhudi.index.lookup import PARTITION_PATH, RECORD_KEY, partition_of
 from pyhudi.index.ranges import KeyRangeIndex
 from pyhudi.index.virtual import file_record_keys
 from pyhudi.index.stats import IndexStats
-from pyhudi.spark.jvm import accumulator, share
+from pyhudi.spark.jvm import is_connect, share
 from pyhudi.spark.parallelism import file_task_partitions
 from pyhudi.sorted_runs import run_bounds
+from pyhudi.timeline import METAFOLDER
 
 _FILE_POS = "_pyhudi_file_pos"
 _PAIR_DDL = f"{RECORD_KEY} string, {PARTITION_PATH} string, {_FILE_POS} int"
@@ -177,9 +180,34 @@ def keys_in_file(plan: RangePlan, storage, position: int, keys: pa.Array, counte
     return found
 
 
-def new_counters(spark):
-    """The lookup counters' accumulator (see _Counters)."""
-    return accumulator(spark, {}, _Counters())
+def new_counters(spark, storage):
+    """The lookup counters' accumulator (see _Counters); on Spark Connect, which has no accumulators, counters kept
+    in the table's storage (_StoredCounters)."""
+    return _StoredCounters(storage) if is_connect(spark) else spark.sparkContext.accumulator({}, _Counters())
+
+
+class _StoredCounters:
+    """The lookup counters on Spark Connect: the executors share only the table's storage with the client, so each
+    add is a small file under `.hoodie/.aux/.pyhudi-counters/<id>/`, named by its counter's key (a retried task
+    replaces its own, as with _Counters). `value` merges them once, after the action, and deletes the folder."""
+
+    def __init__(self, storage):
+        self.storage = storage
+        self.folder = f"{METAFOLDER}/.aux/.pyhudi-counters/{uuid.uuid4().hex}"
+        self._value: dict | None = None
+
+    def add(self, term: dict) -> None:
+        for key, value in term.items():   # pickled: pyhudi's own transient files, read back by pyhudi only
+            self.storage.write_bytes(f"{self.folder}/{'-'.join(map(str, key))}", pickle.dumps((key, value)))
+
+    @property
+    def value(self) -> dict:
+        if self._value is None:
+            files = self.storage.list_files(self.folder)
+            self._value = dict(pickle.loads(self.storage.read_bytes(f"{self.folder}/{info.base_name}"))
+                               for info in files)
+            self.storage.delete_dir(self.folder)
+        return self._value
 
 
 def fill_stats(counters: dict, stats: IndexStats) -> None:
@@ -237,7 +265,7 @@ def locations(spark, storage, records: DataFrame, base_files, is_global: bool, p
     stats.files_considered = len(base_files)
     stats.footers_read = footers_read
     plan_bc = share(spark, plan)
-    counters = new_counters(spark)
+    counters = new_counters(spark, storage)
 
     def pairs(batches):
         return _in_range_pairs(plan_bc.value, batches, counters)

@@ -1,6 +1,7 @@
 """The one seam between a classic Spark session (a JVM in this process, reached through py4j) and a Spark Connect
 session (none): DataFrame operations built in a few py4j round trips on classic, the public API on Connect; and the
-driver-side Spark features Connect lacks (the context's default parallelism, broadcast variables, accumulators).
+driver-side Spark features Connect lacks (the context's default parallelism, broadcast variables; accumulators:
+index/bloom.py keeps its counters in the table's storage there).
 
 pyspark sends one py4j call per list element it converts and several per Column it builds (name lookup, cast,
 alias), so a projection over a wide table or a scan of many files costs hundreds of calls on the driver: a large
@@ -41,22 +42,6 @@ class Shared:
 def share(spark: SparkSession, value: Any) -> Any:
     """`value` for every task: broadcast once on classic, shipped with the tasks on Spark Connect."""
     return Shared(value) if is_connect(spark) else spark.sparkContext.broadcast(value)
-
-
-class _LocalCounters:
-    """An accumulator stand-in on Spark Connect, which has none: tasks add to their own copy, the driver sees
-    nothing (the lookup counters of the write's index stats stay empty there)."""
-
-    def __init__(self, initial: Any):
-        self.value = initial
-
-    def add(self, term: Any) -> None:
-        pass
-
-
-def accumulator(spark: SparkSession, initial: Any, param: Any) -> Any:
-    """SparkContext.accumulator(initial, param); a stand-in that gathers nothing on Spark Connect."""
-    return _LocalCounters(initial) if is_connect(spark) else spark.sparkContext.accumulator(initial, param)
 
 
 _SERVED_SCHEMES: dict[tuple[int, str], bool] = {}

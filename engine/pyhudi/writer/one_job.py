@@ -257,7 +257,7 @@ def _stats_frame(spark, plan: OneJobPlan, counters) -> DataFrame:
 
 def _run(spark, plan: OneJobPlan) -> list[WriteStat]:
     """Run the job, collect its write stats and fill the index stats from its counters."""
-    counters = bloom.new_counters(spark)
+    counters = bloom.new_counters(spark, plan.ctx.storage)
     stats_df = _stats_frame(spark, plan, counters)
     with stages_in_one_job(spark) if not plan.shuffles else contextlib.nullcontext():
         rows = collect_or_raise(stats_df)
