@@ -3,9 +3,10 @@
 - The summary line goes to the `pyhudi` logger at INFO: the `pyhudi` command prints it, the dbt adapter passes
   it to dbt's log, and a notebook user sees it with `logging.basicConfig(level="INFO")`.
 - The progress line reads Spark's status tracker (tasks done / total of the running stages; on Spark Connect, the
-  server's progress reports) from a background thread and redraws one line on stderr. Spark's own console bar does this on a terminal (the `pyhudi sql` shell
-  turns it on), but not in a notebook, whose cells do not see the JVM's stderr. So the line is on by default in an
-  IPython kernel only, and `spark.pyhudi.spark.progress` (true/false, a session setting) or `PYHUDI_PROGRESS=1|0` choose.
+  server's progress reports) from a background thread and redraws one line on stderr. Spark's own console bar does
+  this on a terminal (the `pyhudi sql` shell turns it on), but not in a notebook, whose cells do not see the JVM's
+  stderr. So the line is on by default in an IPython kernel only, and `spark.pyhudi.spark.progress` (true/false, a
+  session setting) or `PYHUDI_PROGRESS=1|0` choose.
 """
 
 from __future__ import annotations

@@ -111,15 +111,13 @@ class FileSystemLock:
         return (time.time_ns() - info.mtime_ns) / 1e6 > self.expire_ms
 
     def _replace(self, content: bytes) -> None:
-        """Overwrite the lock file in one step (readers see the old or the new file, never a partial one)."""
-        if self.storage.is_local:
-            final = self.storage.full(self.relative)
-            temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{self.token}.tmp"
-            with open(temp, "wb") as out:
-                out.write(content)
-            os.replace(temp, final)
-        else:
-            self.storage.write_bytes(self.relative, content)
+        """Overwrite the local lock file in one step (readers see the old or the new file, never a partial one);
+        object stores replace it conditionally instead (replace_if_unchanged)."""
+        final = self.storage.full(self.relative)
+        temp = f"{os.path.dirname(final)}/.{os.path.basename(final)}.{self.token}.tmp"
+        with open(temp, "wb") as out:
+            out.write(content)
+        os.replace(temp, final)
 
     @contextmanager
     def _guard(self):
@@ -200,10 +198,7 @@ class FileSystemLock:
             if self._owner() != self.token:
                 self.lost = True
                 return False
-            if self.storage.is_local:
-                os.utime(self.storage.full(self.relative))
-            else:
-                self._replace(self._content())
+            os.utime(self.storage.full(self.relative))
             return True
 
     def _refresh_loop(self) -> None:
