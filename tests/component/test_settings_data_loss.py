@@ -10,6 +10,7 @@ import pytest
 import pyhudi
 from pyhudi.errors import ConfigError, PyHudiError
 from pyhudi.table import HudiTable
+from pyhudi.timeline.write_stat import WriteStat
 from pyhudi.writer.replace import check_not_replacing_written
 from support import hudi_rs_read, rows
 
@@ -88,7 +89,7 @@ def test_bucket_replace_operations_write_new_file_groups(spark, tmp_path, table_
 
 
 def test_a_replacecommit_never_lists_a_file_group_it_writes():
-    stats = [{"partitionPath": "a", "fileId": "00000001-x-0"}]
+    stats = [WriteStat.from_json({"partitionPath": "a", "fileId": "00000001-x-0"})]
     check_not_replacing_written({"a": ["00000002-y-0"]}, stats, "t", "001")
     check_not_replacing_written(None, stats, "t", "001")
     with pytest.raises(PyHudiError, match="00000001-x-0.*hiding the rows"):
