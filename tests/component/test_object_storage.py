@@ -1,5 +1,6 @@
-"""Tables on an object store (issue 38): the engine on an S3-compatible server (moto's server mode, started here),
-the atomic publication that conditional writes give there, and the errors for URIs nothing serves.
+"""Tables on an object store (issue 38): the engine on an S3-compatible server (moto's server mode, started here)
+and on Azure Blob Storage's emulator (Azurite, from the npm registry; .ci/run installs it), the atomic publication
+that conditional writes give there, and the errors for URIs nothing serves.
 
 The engine runs in a process of its own (object_store_client.py) because the endpoint and credentials come from
 the environment, which Spark's Python workers take from the process that starts Spark. Spark's own parquet scan
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -24,6 +27,7 @@ import pytest
 from support import hudi_rs_read, rows
 
 HERE = Path(__file__).parent
+AZURITE = HERE.parents[1] / ".venv" / "azurite" / "node_modules" / ".bin" / "azurite-blob"
 LONG = os.environ.get("PYHUDI_LONG_TESTS") == "1"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
 
@@ -38,22 +42,26 @@ def _free_port() -> int:
 
 def _start_server(mode: str):
     port = _free_port()
-    server = subprocess.Popen([sys.executable, str(HERE / "s3_server.py"), str(port), mode],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return _serving([sys.executable, str(HERE / "s3_server.py"), str(port), mode], port, "the S3 server (moto)")
+
+
+def _serving(command: list[str], port: int, what: str):
+    """The server process `command` starts, once it accepts connections on `port`, and its URL."""
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return server, f"http://127.0.0.1:{port}"
         except OSError:
-            assert time.monotonic() < deadline and server.poll() is None, "the S3 server (moto) did not start"
+            assert time.monotonic() < deadline and server.poll() is None, f"{what} did not start"
             time.sleep(0.2)
 
 
-@pytest.fixture(scope="module", params=["atomic"])
+@pytest.fixture(scope="module")
 def s3_endpoint(request):
-    """An S3 server for the module (s3_server.py); a test may parametrize the mode indirectly."""
-    server, endpoint = _start_server(request.param)
+    """An S3 server for the module (s3_server.py), atomic unless a test parametrizes the mode indirectly."""
+    server, endpoint = _start_server(getattr(request, "param", "atomic"))
     yield endpoint
     server.terminate()
     server.wait(30)
@@ -70,6 +78,45 @@ def s3_env(s3_endpoint, monkeypatch):
     bucket = f"tables-{uuid.uuid4().hex[:12]}"
     boto3.client("s3").create_bucket(Bucket=bucket)
     return bucket
+
+
+@pytest.fixture(scope="module")
+def azurite_endpoint(tmp_path_factory):
+    """Azurite's blob service for the module (Microsoft's Azure Storage emulator, from the npm registry)."""
+    binary = str(AZURITE) if AZURITE.exists() else shutil.which("azurite-blob")
+    if binary is None:
+        pytest.skip("the Azure tests need Azurite: npm install --prefix .venv/azurite azurite@3 (.ci/run does)")
+    port = _free_port()
+    server, endpoint = _serving(
+        [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location",
+         str(tmp_path_factory.mktemp("azurite")), "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
+        port, "Azurite")
+    yield endpoint
+    server.terminate()
+    server.wait(30)
+
+
+@pytest.fixture
+def azure_env(azurite_endpoint, monkeypatch):
+    """This process's environment pointed at Azurite (as obstore, pyarrow and hudi-rs read it); a new container
+    for the test. Returns the container's abfs:// root."""
+    from pyhudi.storage.object_store import filesystem
+
+    monkeypatch.setenv("AZURE_STORAGE_USE_EMULATOR", "true")
+    monkeypatch.setenv("AZURITE_BLOB_STORAGE_URL", azurite_endpoint)
+    container = f"tables-{uuid.uuid4().hex[:12]}"
+    root = f"abfs://{container}@devstoreaccount1.dfs.core.windows.net"
+    fs, _ = filesystem(f"{root}/")
+    fs.create_dir(container)
+    return root
+
+
+@pytest.fixture(params=["s3", "azure"])
+def store_root(request):
+    """The root URI of a new bucket (container) on each object store the tests serve."""
+    if request.param == "s3":
+        return f"s3://{request.getfixturevalue('s3_env')}"
+    return request.getfixturevalue("azure_env")
 
 
 def _run_client(path: str, table_type: str, version: str, settings: str) -> dict:
@@ -103,12 +150,27 @@ def test_engine_on_s3_gives_the_rows_it_gives_on_a_local_disk(spark, s3_env, tmp
         sorted(tuple(r) for r in on_s3["after rollback"])
 
 
-def test_two_writers_never_both_publish_one_instant(s3_env):
+@pytest.mark.parametrize("table_type,version", [
+    ("MERGE_ON_READ", "9"), pytest.param("COPY_ON_WRITE", "6", marks=_LONG_ONLY)])
+def test_engine_on_azure_gives_the_rows_it_gives_on_a_local_disk(spark, azure_env, tmp_path, table_type, version):
+    """The same scenario on abfs:// (Azurite): the same results as on a local path; hudi-rs reads the table."""
+    from engine_scenario import scenario
+
+    uri = f"{azure_env}/trips"
+    on_azure = _run_client(uri, table_type, version, "env")
+    on_disk = json.loads(json.dumps(scenario(spark, str(tmp_path / "trips"), table_type, version)))
+    on_azure.pop("instants"), on_disk.pop("instants")
+    assert on_azure == on_disk
+    assert rows(hudi_rs_read(uri), ["id", "name", "ts", "part"], key="id") == \
+        sorted(tuple(r) for r in on_azure["after rollback"])
+
+
+def test_two_writers_never_both_publish_one_instant(store_root):
     """Writers racing to publish the same timeline file: exactly one wins each time, and the file holds the
     winner's content (a check-then-write, as before conditional writes, lets several win)."""
     from pyhudi.storage import Storage
 
-    storage = Storage(f"s3://{s3_env}/race")
+    storage = Storage(f"{store_root}/race")
     for round_ in range(10):
         name = f".hoodie/timeline/2026112912{round_:05d}_2026112912{round_:05d}.commit"
         barrier, won = threading.Barrier(6), []
@@ -144,12 +206,12 @@ def _take_at_once(locks) -> list:
     return held
 
 
-def test_table_lock_is_held_by_one_writer_on_s3(s3_env):
+def test_table_lock_is_held_by_one_writer_on_an_object_store(store_root):
     """OCC's table lock on an object store: of writers trying at once, one holds it until it releases."""
     from pyhudi.storage import Storage
     from pyhudi.transaction.lock import FileSystemLock
 
-    storage = Storage(f"s3://{s3_env}/occ")
+    storage = Storage(f"{store_root}/occ")
     locks = [FileSystemLock(storage) for _ in range(4)]
     held = _take_at_once(locks)
     assert len(held) == 1
@@ -157,17 +219,17 @@ def test_table_lock_is_held_by_one_writer_on_s3(s3_env):
     assert next(lock for lock in locks if lock is not held[0]).try_lock()
 
 
-def test_expired_lock_is_taken_over_by_one_writer_on_s3(s3_env):
+def test_expired_lock_is_taken_over_by_one_writer_on_an_object_store(store_root):
     """The lock of a writer that died, once expired: of writers taking it over at once, exactly one holds it
     (the takeover is conditional on the ETag seen expired), and it keeps it while it refreshes."""
     from pyhudi.storage import Storage
     from pyhudi.transaction.lock import FileSystemLock
 
-    storage = Storage(f"s3://{s3_env}/occ-expired")
+    storage = Storage(f"{store_root}/occ-expired")
     assert FileSystemLock(storage).try_lock()        # its writer dies holding it: no refresh, no release
     locks = [FileSystemLock(storage) for _ in range(4)]
     for lock in locks:
-        lock.expire_ms = 3000                        # S3's Last-Modified has whole seconds
+        lock.expire_ms = 3000                        # Last-Modified has whole seconds
     time.sleep(4.5)
     held = _take_at_once(locks)
     try:
@@ -246,13 +308,14 @@ def test_uri_nothing_serves_is_refused_naming_it(spark):
                                                "hoodie.datasource.write.recordkey.field": "id"})
 
 
-def test_missing_bucket_is_refused_and_nothing_is_written(s3_env):
-    """Publishing into a bucket that does not exist: an error naming the URI, not a silent success."""
+def test_missing_bucket_is_refused_and_nothing_is_written(store_root):
+    """Publishing into a bucket (container) that does not exist: an error naming the URI, not a silent success."""
     from pyhudi.errors import PyHudiError
     from pyhudi.storage import Storage
 
-    storage = Storage(f"s3://{s3_env}-missing/t")
-    with pytest.raises(PyHudiError, match=rf"s3://{s3_env}-missing/t/\.hoodie/x"):
+    missing = store_root.replace("tables-", "missing-", 1)
+    storage = Storage(f"{missing}/t")
+    with pytest.raises(PyHudiError, match=re.escape(f"{missing}/t/.hoodie/x")):
         storage.create_if_absent(".hoodie/x", b"1")
 
 

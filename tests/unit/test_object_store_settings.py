@@ -17,3 +17,13 @@ def test_an_endpoint_without_scheme_is_https_and_no_settings_no_environment():
         "AWS_ENDPOINT_URL": "https://s3.eu-west-1.amazonaws.com"}
     assert environment_from_spark_conf({"spark.hadoop.fs.s3a.endpoint": "http://h:1"})["AWS_ALLOW_HTTP"] == "true"
     assert environment_from_spark_conf({"spark.master": "local[2]"}) == {}
+
+
+def test_an_abfs_uri_without_container_is_refused_naming_it_and_the_form():
+    import pytest
+
+    from pyhudi.errors import ConfigError
+    from pyhudi.storage.object_store import filesystem
+
+    with pytest.raises(ConfigError, match=r"'abfss://account\.dfs\.core\.windows\.net/t'.*<container>@<account>"):
+        filesystem("abfss://account.dfs.core.windows.net/t")

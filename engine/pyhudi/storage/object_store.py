@@ -87,7 +87,45 @@ def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
 @lru_cache(maxsize=32)
 def _root(scheme: str, authority: str) -> tuple[pafs.FileSystem, str]:
     """The filesystem of one bucket (container, host) and its root path, built once per process."""
+    if scheme == "abfs":
+        return _azure_root(authority)
     return pafs.FileSystem.from_uri(f"{scheme}://{authority}/")
+
+
+# The Azure environment obstore reads (object_store's AzureConfigKey names), given to pyarrow's AzureFileSystem
+# too, so that both clients reach the same account the same way. Azurite's account and key are public constants.
+AZURITE_ACCOUNT = "devstoreaccount1"
+AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+
+
+def _azure_root(authority: str) -> tuple[pafs.FileSystem, str]:
+    """``container@account.dfs.core.windows.net`` (or ``.blob.``): pyarrow's AzureFileSystem over the account, with
+    the account key, SAS token or service principal from the environment when it gives one (else Azure's
+    default credential chain), and Azurite's endpoint when ``AZURE_STORAGE_USE_EMULATOR`` is true."""
+    container, _, host = authority.rpartition("@")
+    if not container:
+        raise ValueError("an abfs(s):// URI names its container and account: "
+                         "abfss://<container>@<account>.dfs.core.windows.net/<path>")
+    env = os.environ
+    emulator = env.get("AZURE_STORAGE_USE_EMULATOR", "").lower() in ("true", "1")
+    account = host.split(".", 1)[0] or env.get("AZURE_STORAGE_ACCOUNT_NAME") or (AZURITE_ACCOUNT if emulator else "")
+    options: dict[str, Any] = {"account_key": _first_env("AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY",
+                                                         "AZURE_STORAGE_MASTER_KEY"),
+                               "sas_token": _first_env("AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_SAS_KEY"),
+                               "client_id": env.get("AZURE_CLIENT_ID"), "client_secret": env.get("AZURE_CLIENT_SECRET"),
+                               "tenant_id": env.get("AZURE_TENANT_ID")}
+    if emulator:
+        url = env.get("AZURITE_BLOB_STORAGE_URL", "http://127.0.0.1:10000")
+        web, _, authority_of_url = url.partition("://")
+        options.update(blob_storage_authority=authority_of_url.rstrip("/"), blob_storage_scheme=web,
+                       dfs_storage_authority=authority_of_url.rstrip("/"), dfs_storage_scheme=web)
+        options["account_key"] = options["account_key"] or AZURITE_KEY
+    fs = pafs.AzureFileSystem(account, **{name: value for name, value in options.items() if value})
+    return fs, f"{container}/"
+
+
+def _first_env(*names: str) -> str | None:
+    return next((os.environ[name] for name in names if os.environ.get(name)), None)
 
 
 def create_object(uri: str, data: bytes) -> bool:
@@ -221,5 +259,6 @@ def _bucket_store(scheme: str, authority: str) -> ObjectStore:
             "tables on object stores need obstore for their atomic commits: pip install 'dbt-pyhudi[object-store]' "
             "(on a cluster, on the executors too)") from error
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or ""
-    options: Any = {"allow_http": True} if scheme == "s3" and endpoint.startswith("http://") else None
+    emulator = scheme == "abfs" and os.environ.get("AZURE_STORAGE_USE_EMULATOR", "").lower() in ("true", "1")
+    options: Any = {"allow_http": True} if emulator or (scheme == "s3" and endpoint.startswith("http://")) else None
     return from_url(f"{scheme}://{authority}", client_options=options)
