@@ -241,6 +241,35 @@ def test_expired_lock_is_taken_over_by_one_writer_on_an_object_store(store_root)
             lock.release()
 
 
+def test_release_never_removes_the_lock_of_the_writer_that_took_it_over(store_root, monkeypatch):
+    """A writer releasing a lock that expired while it stalled, at the moment another writer takes it over: the
+    release never deletes the new owner's lock file (a check-then-delete did, between its check and its delete)."""
+    from pyhudi.storage import Storage
+    from pyhudi.transaction.lock import FileSystemLock
+
+    storage = Storage(f"{store_root}/occ-release")
+    stalled, rival = FileSystemLock(storage), FileSystemLock(storage)
+    stalled.expire_ms = rival.expire_ms = 3000   # Last-Modified has whole seconds
+    assert stalled.try_lock()
+    stalled._stop.set()                          # it stalls: no more refreshes
+    stalled._refresher.join()
+    time.sleep(4.5)
+    delete = Storage.delete_file
+
+    def rival_strikes_first(self, relative):     # the rival's takeover, just before the release's delete
+        rival.try_lock()
+        return delete(self, relative)
+
+    monkeypatch.setattr(Storage, "delete_file", rival_strikes_first)
+    stalled.release()
+    monkeypatch.setattr(Storage, "delete_file", delete)
+    if rival.held:                               # it took the lock over: the file is still its own
+        rival.check_held()
+        rival.release()
+    else:                                        # the release's refresh came first: freed for everyone
+        assert FileSystemLock(storage).try_lock()
+
+
 # Publication's crash points (test_crash_recovery.py's chain, on S3): the steps of a write around its completed
 # instant, a compaction's commit and a rollback that has deleted the rolled-back instant.
 S3_CRASHES = ["write.after_requested", "write.before_complete", "write.after_complete", "compaction.before_commit",

@@ -10,8 +10,8 @@ touches the file every quarter of the expiry, so a long action under the lock ne
 Acquisition polls every `hoodie.write.lock.wait_time_ms_between_retry` ms, up to `hoodie.write.lock.wait_time_ms`.
 On object stores the lock file is created by a conditional write, so taking a free lock is atomic there too, and
 a takeover or a refresh is a write conditional on the ETag read (If-Match): the same guarantee without flock.
-Release there checks the owner and then deletes (no conditional delete), so a release after the lock expired and
-was taken over could still remove the new owner's file.
+Release there is a refresh and then a delete (obstore has no conditional delete): the refresh fails if another
+writer took the lock over, and once it succeeds the file is fresh, so nobody can take it over before the delete.
 """
 
 from __future__ import annotations
@@ -247,10 +247,15 @@ class FileSystemLock:
             self._refresher.join()
         self._refresher = None
         self.held = False
-        with self._guard():
-            if self._owner() == self.token:
+        if not self.storage.is_local:
+            if self.refresh():   # still ours, and fresh until the delete: no takeover can come in between
                 self.storage.delete_file(self.relative)
                 return
+        else:
+            with self._guard():
+                if self._owner() == self.token:
+                    self.storage.delete_file(self.relative)
+                    return
         self.lost = True
         log.error("the table lock %s was taken over by another writer before this one released it; left to them",
                   self.storage.full(self.relative))
