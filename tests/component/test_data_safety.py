@@ -202,3 +202,28 @@ def test_unreadable_log_file_is_not_deleted_by_a_rollback(spark, tmp_path, monke
     with pytest.raises(CorruptFileError, match=r"cannot read the log file .*\.log\."):
         rollback_module.rollback(HudiTable.load(str(path)), HudiTable.load(str(path)).timeline().find(latest))
     assert _hashes(path) == before
+
+
+def test_rollback_of_a_writer_that_lost_a_log_files_create_leaves_the_winners_file(spark, tmp_path):
+    """Two writers of one file group may name the same new log file (v6: same base instant, version and write
+    token). The first creates it (a conditional create on object stores, an exclusive one on disks); the other's
+    marker names it too, and its rollback must leave the file alone: it holds only the winner's blocks."""
+    from pyhudi.commit.markers import create_marker
+    from pyhudi.file_group.naming import parse_log_file_name
+
+    path = tmp_path / "mor"
+    opts = _options("mor", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    pyhudi.write(_df(spark, [(1, "a", 1, "p1"), (2, "a", 1, "p1")]), path, opts)
+    pyhudi.write(_df(spark, [(1, "b", 2, "p1")]), path, opts)
+    (log,) = sorted((path / "p1").glob(".*.log.*"))
+    assert parse_log_file_name(log.name)
+    table = HudiTable.load(str(path))
+    loser = create_requested(table.storage, _next_time(path), "deltacommit")
+    create_marker(table.storage, loser.time, f"p1/{log.name}", "APPEND")
+    before = _hashes(path / "p1")
+    plan = plan_rollback(table, loser)
+    assert all(not r["filesToBeDeleted"] and not r["logBlocksToBeDeleted"] for r in plan["RollbackRequests"])
+    pyhudi.write(_df(spark, [(3, "c", 3, "p1")]), path, opts)   # rolls the loser back first
+    assert {k: v for k, v in _hashes(path / "p1").items() if k in before} == before
+    assert _ids(spark, path) == [1, 2, 3]
+    _same_latest_as_hudi_rs(spark, path)

@@ -205,6 +205,29 @@ def test_slice_log_writer_appends_only_where_the_storage_can(tmp_path, monkeypat
     assert [(o.version, o.calls) for o in rolled] == [(3, [0]), (4, [1]), (5, [2])]
 
 
+def test_a_log_file_name_another_writer_created_first_rolls_over(tmp_path):
+    """Two writers of one slice can name the same new log file (same version and write token): the one that
+    creates it second rolls over to the next free version, with a marker for it, and leaves the first's file as it
+    was (Hudi's writer rolls over when its file exists)."""
+    fs = pafs.LocalFileSystem()
+    full = lambda relative: str(tmp_path / relative)     # noqa: E731
+    theirs = delete_block([("k", "p", 1)], "20250101000000001", "long")
+    ours = delete_block([("k", "p", 2)], "20250101000000002", "long")
+    slice_log = log_writer.SliceLog("p", "fg-0", "20250101000000000", 1, "0-1-1")
+    log_writer.write_slice_log(fs, full, slice_log, [[theirs]], 1 << 20, lambda _relative: None)
+    log_writer.write_slice_log(fs, full, log_writer.SliceLog("p", "fg-0", "20250101000000000", 2, "0-1-1"),
+                               [[theirs]], 1 << 20, lambda _relative: None)
+    marked = []
+    (written,) = log_writer.write_slice_log(fs, full, slice_log, [[ours]], 1 << 20, marked.append)
+    assert (written.version, written.path) == (3, "p/.fg-0_20250101000000000.log.3_0-1-1")
+    assert marked == ["p/.fg-0_20250101000000000.log.1_0-1-1", "p/.fg-0_20250101000000000.log.2_0-1-1",
+                      "p/.fg-0_20250101000000000.log.3_0-1-1"]
+    instants = [[b.instant_time for b in read_log_file(fs, full(f"p/.fg-0_20250101000000000.log.{v}_0-1-1"),
+                                                        decode=False)] for v in (1, 2, 3)]
+    assert instants == [["20250101000000001"], ["20250101000000001"], ["20250101000000002"]]
+    assert written.size == (tmp_path / written.path).stat().st_size
+
+
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_incompressible_columns_stored_uncompressed_read_everywhere(spark, tmp_path, table_type):
     """A big gzip base file and log block store a column of random doubles UNCOMPRESSED (parquet's codec is per

@@ -189,6 +189,37 @@ def test_two_writers_never_both_publish_one_instant(store_root):
         assert storage.read_text(name) == f"writer {won[0]}"
 
 
+def test_two_writers_never_both_create_one_log_file(store_root):
+    """Log files are created whole on object stores: of writers creating one name at once (v6 names can repeat
+    across writers: same base instant, version and write token), one succeeds and the others get
+    LogFileExistsError; the file holds the winner's blocks (a check-then-write let the last one overwrite it)."""
+    from pyhudi.file_group.log_file import LogFileExistsError, read_log_file, rollback_command_block, write_log_file
+    from pyhudi.storage import Storage
+
+    storage = Storage(f"{store_root}/logs")
+    for round_ in range(5):
+        relative = f"p1/.f{round_}-0000_20261129000000000.log.1_0-1-0"
+        barrier, won, lost = threading.Barrier(4), [], []
+
+        def create(writer: int, relative=relative, barrier=barrier, won=won, lost=lost) -> None:
+            block = rollback_command_block(f"2026112900000{writer}000", "20261129000000000")
+            barrier.wait()
+            try:
+                write_log_file(storage.fs, storage.full(relative), [block])
+                won.append(writer)
+            except LogFileExistsError:
+                lost.append(writer)
+
+        threads = [threading.Thread(target=create, args=(w,)) for w in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(won) == 1 and len(lost) == 3, (round_, won, lost)
+        (block,) = read_log_file(storage.fs, storage.full(relative), decode=False)
+        assert block.instant_time == f"2026112900000{won[0]}000"
+
+
 def _take_at_once(locks) -> list:
     """The locks whose try_lock succeeded, each tried by its own thread at the same moment."""
     barrier, held = threading.Barrier(len(locks)), []

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from pyhudi.errors import CorruptFileError, PyHudiError, SchemaError
+from pyhudi.storage.object_store import create_object, uri_of
 from pyhudi.file_group import naming as _naming
 from pyhudi.file_group.naming import LogFileNameError, log_file_name
 from pyhudi.file_group.log_block import (
@@ -144,6 +145,11 @@ def write_encoded_log(fs: pafs.FileSystem, path: str, data: bytes) -> int:
     """Create the log file ``path`` from already encoded blocks (:func:`encode_blocks`); see write_log_file."""
     if isinstance(fs, pafs.LocalFileSystem):   # one exclusive create: no separate existence check
         return _create_local(path, data)
+    uri = uri_of(fs, path)
+    if uri is not None:   # an object store: one conditional create, as for the timeline (two writers whose log
+        if not create_object(uri, data):   # files have one name must not both write it: the loser rolls over)
+            raise _exists(path)
+        return len(data)
     if fs.get_file_info(path).type != pafs.FileType.NotFound:
         raise _exists(path)
     parent = posixpath.dirname(path)

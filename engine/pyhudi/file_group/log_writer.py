@@ -13,7 +13,9 @@ file is larger than ``hoodie.logfile.max.size``, the next call goes to the next 
 write token (HoodieLogFile.rollOver). Each file the write touched gets its own write stat.
 
 Here a new file is created in one piece when it is complete (create-if-absent), so a failed task leaves either
-whole files or none; a file on append storage is extended by append_log_blocks.
+whole files or none; a file on append storage is extended by append_log_blocks. A name another writer created
+first (two writers of one slice can name the same file: same version and write token) rolls over to the next
+version, as Hudi's writer does when its file exists.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Callable
 import pyarrow.fs as pafs
 
 from pyhudi.file_group.log_block import LogBlock
-from pyhudi.file_group.log_file import append_log_blocks, encode_blocks, write_encoded_log
+from pyhudi.file_group.log_file import LogFileExistsError, append_log_blocks, encode_blocks, write_encoded_log
 from pyhudi.file_group.naming import log_file_name
 
 # StorageSchemes entries with supportsAppend=true (Hudi 0.14/0.15); "file" is false.
@@ -96,11 +98,11 @@ def write_slice_log(fs: pafs.FileSystem, full: Callable[[str], str], target: Sli
             pending.append(data)
             current.size += len(data)
         if current.size > max_size and index < len(calls) - 1:
-            _flush(fs, full, current, pending)
+            _flush(fs, full, current, pending, target, before_file)
             pending = []
             current = _new(target, current.version + 1)
     if pending:
-        _flush(fs, full, current, pending)
+        _flush(fs, full, current, pending, target, before_file)
     return outputs
 
 
@@ -113,7 +115,23 @@ def _relative(directory: str, name: str) -> str:
     return posixpath.join(directory, name) if directory else name
 
 
-def _flush(fs: pafs.FileSystem, full: Callable[[str], str], output: LogOutput, pending: list[bytes]) -> None:
+def _flush(fs: pafs.FileSystem, full: Callable[[str], str], output: LogOutput, pending: list[bytes],
+           target: SliceLog, before_file: Callable[[str], None]) -> None:
+    """Create `output`'s file from the `pending` encoded calls; a name that exists rolls over to the next version
+    (with its own marker)."""
     if not pending:
         return
-    output.size = write_encoded_log(fs, full(output.path), b"".join(pending))
+    data = b"".join(pending)
+    for _ in range(MAX_ROLLOVERS):
+        try:
+            output.size = write_encoded_log(fs, full(output.path), data)
+            return
+        except LogFileExistsError:
+            renamed = _new(target, output.version + 1)
+            output.path, output.version = renamed.path, renamed.version
+            before_file(output.path)
+    raise LogFileExistsError(f"{MAX_ROLLOVERS} log file versions up to {full(output.path)} exist already: other "
+                             "writers are writing this file slice; nothing of this write was committed: retry it")
+
+
+MAX_ROLLOVERS = 100   # versions a write tries past names other writers created first

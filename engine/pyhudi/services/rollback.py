@@ -29,6 +29,7 @@ from pyhudi.commit.timeline_metadata import savepoint_times
 from pyhudi.cdc.logging import parse_cdc_log_name
 from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name, partition_of
+from pyhudi.file_group.log_writer import supports_append
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
@@ -225,16 +226,20 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
         if (parsed and parsed[2] == target.time) or (cdc and cdc[1] == target.time):
             written.add(relative)
     requests: dict[tuple[str, str], dict] = {}
+    whole_files = not supports_append(storage.fs)
     for relative in sorted(written):
         name = relative.rsplit("/", 1)[-1]
         base = parse_base_file_name(name)
         log = parse_log_file_name(name) or parse_cdc_log_name(name)
+        instants = _block_instants(storage, relative) if log and storage.exists(relative) else set()
+        if whole_files and instants and target.time not in instants:
+            continue   # another instant wrote it whole: the target's marker names it, but it lost the create
         file_id = base[0] if base else (log[0] if log else None)
         key = (partition_of(relative), file_id or "")
         request = requests.setdefault(key, {"partitionPath": key[0], "fileId": file_id,
                                             "latestBaseInstant": log[1] if log else target.time,
                                             "filesToBeDeleted": [], "logBlocksToBeDeleted": None})
-        if log and storage.exists(relative) and _has_other_instants(storage, relative, target.time):
+        if instants - {target.time}:
             request["logBlocksToBeDeleted"] = {**(request["logBlocksToBeDeleted"] or {}),
                                                storage.full(relative): storage.file_size(relative)}
         else:
@@ -333,18 +338,19 @@ def _instant_files(storage: Storage, target: Instant) -> list[str]:
     return [p for p in paths if storage.exists(p)]
 
 
-def _has_other_instants(storage: Storage, relative: str, instant_time: str) -> bool:
-    """Whether a log file holds blocks of instants other than `instant_time` (a Java writer appends to files)."""
+def _block_instants(storage: Storage, relative: str) -> set[str]:
+    """The instants whose blocks a log file holds (a Java writer appends other commits' blocks to a file; on an
+    object store two writers may race to create one name, and the loser's marker names the winner's file)."""
     from pyhudi.file_group.log_file import read_log_file
 
     try:
         # Corrupt (half-written) blocks are skipped by the reader; what fails here is the file itself.
-        return any(b.instant_time not in (None, instant_time)
-                   for b in read_log_file(storage.fs, storage.full(relative), decode=False))
+        return {b.instant_time for b in read_log_file(storage.fs, storage.full(relative), decode=False)
+                if b.instant_time is not None}
     except Exception as error:  # noqa: BLE001 - never guess: deleting a shared log would lose other commits
-        raise CorruptFileError(f"cannot read the log file {storage.full(relative)} to decide whether it holds other "
-                               f"commits' blocks besides {instant_time} ({error}); nothing was rolled back. Fix "
-                               "the file's access (or restore it) and retry") from error
+        raise CorruptFileError(f"cannot read the log file {storage.full(relative)} to decide whether it holds "
+                               f"other commits' blocks ({error}); nothing was rolled back. Fix the file's access "
+                               "(or restore it) and retry") from error
 
 
 def _append_rollback_block(storage: Storage, relative: str, rollback_time: str, target_time: str) -> int:

@@ -128,6 +128,21 @@ def _first_env(*names: str) -> str | None:
     return next((os.environ[name] for name in names if os.environ.get(name)), None)
 
 
+def uri_of(fs: pafs.FileSystem, path: str) -> str | None:
+    """The object-store URI of `path` inside `fs` (a filesystem `filesystem` returned); None for any other
+    filesystem. Lets code that holds a filesystem and a path (log writers) create objects conditionally."""
+    kind = fs.type_name
+    if kind == "s3":
+        return f"s3://{path}"
+    if kind == "gcs":
+        return f"gs://{path}"
+    if kind == "abfs":
+        container, _, key = path.partition("/")
+        account = fs.__reduce__()[1][0]["account_name"]   # pyarrow pickles an AzureFileSystem by its options
+        return f"abfs://{container}@{account}.dfs.core.windows.net/{key}"
+    return None
+
+
 def create_object(uri: str, data: bytes) -> bool:
     """Create the object at `uri` holding `data` only if no object of that name exists; False when one did.
 
