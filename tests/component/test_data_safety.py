@@ -227,3 +227,31 @@ def test_rollback_of_a_writer_that_lost_a_log_files_create_leaves_the_winners_fi
     assert {k: v for k, v in _hashes(path / "p1").items() if k in before} == before
     assert _ids(spark, path) == [1, 2, 3]
     _same_latest_as_hudi_rs(spark, path)
+
+
+@pytest.mark.parametrize("undo", ["abort", "reconcile"])
+def test_a_writer_whose_marker_names_another_writers_log_file_never_deletes_it(spark, tmp_path, undo):
+    """The loser of a log file's create (its marker names the winner's file) aborts, or commits its rolled-over
+    file and reconciles its markers: either way the winner's committed log file stays (both deleted it)."""
+    from pyhudi.commit.instant_commit import InstantCommit
+    from pyhudi.commit.markers import create_marker
+    from pyhudi.timeline import CommitMetadata
+
+    path = tmp_path / "mor"
+    opts = _options("mor", **{"hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    pyhudi.write(_df(spark, [(1, "a", 1, "p1"), (2, "a", 1, "p1")]), path, opts)
+    pyhudi.write(_df(spark, [(1, "b", 2, "p1")]), path, opts)
+    (log,) = sorted((path / "p1").glob(".*.log.*"))
+    table = HudiTable.load(str(path))
+    loser = InstantCommit.begin(table.storage, _next_time(path), "deltacommit")
+    loser.start()
+    create_marker(table.storage, loser.instant_time, f"p1/{log.name}", "APPEND")
+    before = log.read_bytes()
+    if undo == "abort":
+        assert loser.abort()
+    else:
+        assert loser.reconcile(CommitMetadata(operation_type="UPSERT")) == []
+        loser.abort()
+    assert log.read_bytes() == before
+    assert sorted(r["name"] for r in pyhudi.read(spark, path).select("name").collect()) == ["a", "b"]
+    _same_latest_as_hudi_rs(spark, path)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 
-from pyhudi.commit.markers import delete_markers, marked_files
+from pyhudi.commit.markers import delete_markers, marked_files, own_files
 from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.storage import Storage
 from pyhudi.commit.metadata_table import sync_metadata_table, undo_metadata_deltacommit
@@ -65,7 +65,8 @@ class InstantCommit:
     def reconcile(self, metadata: CommitMetadata) -> list[str]:
         """Delete every marked file the write stats do not list; returns their paths."""
         listed = metadata.paths
-        stray = [path for path in marked_files(self.storage, self.instant_time) if path not in listed]
+        stray = own_files(self.storage, self.instant_time,
+                          [path for path in marked_files(self.storage, self.instant_time) if path not in listed])
         for path in stray:
             self.storage.delete_file(path)
         return stray
@@ -93,7 +94,7 @@ class InstantCommit:
         if self.is_completed():
             return False
         undo_metadata_deltacommit(self.storage, self.instant_time)
-        for path in marked_files(self.storage, self.instant_time):
+        for path in own_files(self.storage, self.instant_time, marked_files(self.storage, self.instant_time)):
             self.storage.delete_file(path)
         delete_markers(self.storage, self.instant_time)
         states = (State.INFLIGHT,) if self.keep_plan else (State.INFLIGHT, State.REQUESTED)

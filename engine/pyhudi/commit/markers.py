@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
+from collections.abc import Iterable
 
 from pyhudi.storage import Storage
 from pyhudi.timeline import TEMP_FOLDER
@@ -79,6 +81,29 @@ def marked_files(storage: Storage, instant_time: str) -> list[str]:
                 if _SUFFIX.search(line):   # a line cut short by a crash names no file we wrote
                     out[_SUFFIX.sub("", line)] = None
     return list(out)
+
+
+def own_files(storage: Storage, instant_time: str, paths: Iterable[str]) -> list[str]:
+    """Of `paths` (files `instant_time`'s markers name), those that are its own to delete: not a log file holding
+    blocks of other instants. Two writers of one file slice can name the same new log file; the one whose create
+    loses rolls over, but its marker still names the winner's file, which its reconcile or abort must leave alone.
+    A log file that cannot be read is kept too (never deleted on a guess)."""
+    from pyhudi.file_group.log_file import read_log_file
+    from pyhudi.file_group.naming import parse_log_file_name
+
+    own = []
+    for path in paths:
+        if parse_log_file_name(path.rsplit("/", 1)[-1]) and storage.exists(path):
+            try:
+                others = {b.instant_time for b in read_log_file(storage.fs, storage.full(path), decode=False)}
+            except Exception as error:   # noqa: BLE001 - kept, and said why
+                warnings.warn(f"the log file {storage.full(path)} that {instant_time}'s markers name could not be "
+                              f"read ({error}); it is left in place", stacklevel=2)
+                continue
+            if others - {None, instant_time}:
+                continue
+        own.append(path)
+    return own
 
 
 def delete_markers(storage: Storage, instant_time: str) -> None:
