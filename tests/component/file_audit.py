@@ -14,7 +14,7 @@ import posixpath
 
 import pyarrow.parquet as pq
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.timeline_metadata import read_cleaner_plan
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.services.archive import read_archived_entries

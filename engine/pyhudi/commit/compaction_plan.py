@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from pyhudi.commit import avro_metadata
-from pyhudi.commit.avro_metadata import COMPACTION_PLAN_SCHEMA
+from pyhudi.timeline import avro_record
+from pyhudi.timeline.avro_record import COMPACTION_PLAN_SCHEMA
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.timeline import instant_file, COMPACTION, Instant, State
@@ -69,11 +69,11 @@ class CompactionPlan:
         """The plan as Hudi serializes it (TimelineMetadataUtils.serializeCompactionPlan): an Avro data file."""
         record = {"operations": [op.to_avro() for op in self.operations], "extraMetadata": self.extra_metadata,
                   "version": self.version, "strategy": None, "preserveHoodieMetadata": None}
-        return avro_metadata.to_bytes(COMPACTION_PLAN_SCHEMA, record)
+        return avro_record.to_bytes(COMPACTION_PLAN_SCHEMA, record)
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str = "compaction plan") -> "CompactionPlan":
-        record = avro_metadata.from_bytes(data, where, "delete the pending compaction instant (unschedule it) "
+        record = avro_record.from_bytes(data, where, "delete the pending compaction instant (unschedule it) "
                                           "and schedule again")
         return cls([CompactionOperation.from_avro(op) for op in record.get("operations") or []],
                    record.get("extraMetadata"), record.get("version") or 1)

@@ -4,7 +4,7 @@ cleaner's window, restore checks savepoints. Here so that no action imports anot
 
 from __future__ import annotations
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.retention import KEEP_LATEST_COMMITS
 from pyhudi.file_group.naming import partition_file
 from pyhudi.storage import Storage

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.markers import create_marker, delete_markers, marked_files
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import savepoint_times

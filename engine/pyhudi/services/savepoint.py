@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import latest_clean_retained_commit, savepoint_times
 from pyhudi.errors import TimelineError

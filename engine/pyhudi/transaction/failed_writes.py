@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.markers import delete_markers
 from pyhudi.transaction.heartbeat import delete_heartbeat, is_heartbeat_expired
 from pyhudi.services.rollback import finish_pending_rollbacks, rollback

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import time
 
-from pyhudi.commit import avro_metadata as avro
-from pyhudi.commit.avro_metadata import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
+from pyhudi.timeline import avro_record as avro
+from pyhudi.timeline.avro_record import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
 from pyhudi.commit.metadata_table.files_slice import FILE_GROUP, partition_files
 from pyhudi.commit.metadata_table.records import FILES_PARTITION
 from pyhudi.commit.retention import KEEP_LATEST_COMMITS, CleanOptions, earliest_commit_to_retain

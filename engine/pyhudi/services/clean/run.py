@@ -16,8 +16,8 @@ from typing import Iterable, Mapping
 
 from pyhudi import config as C
 from pyhudi.spark import progress
-from pyhudi.commit import avro_metadata as avro
-from pyhudi.commit.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
+from pyhudi.timeline import avro_record as avro
+from pyhudi.timeline.avro_record import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
                                           CLEANER_PLAN_SCHEMA)
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import clean_metadata

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi import config as C
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage

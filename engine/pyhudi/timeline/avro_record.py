@@ -1,9 +1,9 @@
 """Avro timeline metadata of Hudi's table services (hudi-common/src/main/avro, Hudi 0.14/0.15).
 
-Clean, savepoint, rollback and restore instants hold one Avro record in an Avro data file (container), as Hudi's
-TimelineMetadataUtils.serializeAvroMetadata writes them; fastavro writes and reads the same bytes. Shared by the
-actions that write these instants and those that read them (cleaner, archiver, rollback, restore, savepoint), so
-no action imports another for a schema.
+Clean, savepoint, rollback and restore instants (and compaction plans) hold one Avro record in an Avro data file
+(container), as Hudi's TimelineMetadataUtils.serializeAvroMetadata writes them; fastavro writes and reads the same
+bytes. Here in the timeline layer so that the typed instant metadata (timeline/clean_plan.py, rollback.py, ...)
+and every action that writes or reads these instants share one schema.
 """
 
 from __future__ import annotations
