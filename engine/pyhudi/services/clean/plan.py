@@ -81,7 +81,8 @@ def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOption
     writes = timeline.completed_writes()
     if not previous or not writes or previous < writes[0].time:
         return None      # no earlier clean, or its commit was archived: look at everything
-    sp_before = [s for s in ((last.get("extraMetadata") or {}).get(SAVEPOINTED_TIMESTAMPS) or "").split(",") if s]
+    extra = (last.extra_metadata if last is not None else None) or {}
+    sp_before = [s for s in (extra.get(SAVEPOINTED_TIMESTAMPS) or "").split(",") if s]
     if set(sp_before) - set(savepoints):
         return None      # a savepoint was deleted since: its files may now be due anywhere
     partitions: set[str] = set()
