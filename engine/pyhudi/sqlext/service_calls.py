@@ -62,7 +62,7 @@ def _compact(spark, args):
 
 
 def _compactions(path: str, only: set | None = None, limit: int | None = None) -> list[tuple]:
-    from pyhudi.commit.compaction_plan import read_compaction_plan
+    from pyhudi.timeline.compaction_plan import read_compaction_plan
     from pyhudi.timeline import COMPACTION, COMMIT
     table, timeline = table_and_timeline(path)
     rows = []

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from pyhudi.commit.compaction_plan import read_compaction_plan
+from pyhudi.timeline.compaction_plan import read_compaction_plan
 from pyhudi.commit.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
 from pyhudi.commit.timeline_metadata import (cleaner_plan, last_clean_metadata,  # noqa: F401 - re-exported
