@@ -17,6 +17,7 @@ from pyhudi.timeline import Instant
 from pyhudi.timeline import avro_record as avro
 from pyhudi.timeline.clean_metadata import CleanMetadata
 from pyhudi.timeline.clean_plan import CleanerPlan
+from pyhudi.timeline.clustering_plan import RequestedReplaceMetadata
 from pyhudi.timeline.compaction_plan import CompactionOperation, CompactionPlan
 from pyhudi.timeline.restore import RestoreMetadata, RestorePlan
 from pyhudi.timeline.rollback import InstantInfo, RollbackMetadata, RollbackPlan
@@ -29,9 +30,9 @@ SHARED = Path("/work/shared/fixtures/hudi-tables")
 TYPES = {"HoodieRollbackPlan": RollbackPlan, "HoodieRollbackMetadata": RollbackMetadata,
          "HoodieCompactionPlan": CompactionPlan, "HoodieCleanerPlan": CleanerPlan, "HoodieCleanMetadata": CleanMetadata,
          "HoodieSavepointMetadata": SavepointMetadata, "HoodieRestorePlan": RestorePlan,
-         "HoodieRestoreMetadata": RestoreMetadata}
+         "HoodieRestoreMetadata": RestoreMetadata, "HoodieRequestedReplaceMetadata": RequestedReplaceMetadata}
 SUFFIXES = (".rollback", ".rollback.requested", ".compaction.requested", ".clean", ".clean.requested",
-            ".savepoint", ".restore", ".restore.requested")
+            ".savepoint", ".restore", ".restore.requested", ".replacecommit.requested", ".clustering.requested")
 
 
 def _same_file(a: bytes, b: bytes) -> bool:
@@ -67,6 +68,26 @@ def test_java_service_instants_round_trip():
         seen[kind] = seen.get(kind, 0) + 1
     assert seen.get("HoodieRollbackPlan", 0) >= 2 and seen.get("HoodieRollbackMetadata", 0) >= 2, seen
     assert seen.get("HoodieCompactionPlan", 0) >= 3, seen
+    assert seen.get("HoodieRequestedReplaceMetadata", 0) >= 5, seen
+
+
+def test_a_java_clustering_plan():
+    data = _one(".clustering.requested", "mor_avro_v9_txns_complex_meta.zip", ROOT / "tests" / "fixtures" / "hudi-rs")
+    requested = RequestedReplaceMetadata.from_bytes(data, "clustering")
+    assert requested.is_clustering and requested.clustering_plan is not None
+    groups = requested.clustering_plan.input_groups or ()
+    apac = [s for g in groups for s in g.slices or () if s.partition_path == "region=apac"]
+    assert [s.file_id for s in apac] == ["1a227a38-6665-4983-bee3-4643ec2a91bb-0",
+                                         "dcae9272-b2c6-4f9d-b5b0-760a64ba5c3c-0"]
+    assert (apac[0].data_file_path or "").endswith(
+        "region=apac/1a227a38-6665-4983-bee3-4643ec2a91bb-0_0-223-547_20260307162647496.parquet")
+    assert groups[0].num_output_file_groups == 1 and "extraMetadata" in groups[0].rest   # Hudi 1.x's field: kept
+    assert RequestedReplaceMetadata.from_bytes(requested.to_bytes(), "again").clustering_plan is not None
+    # Java's insert_overwrite writes an all-null requested record: not a clustering
+    overwrite = RequestedReplaceMetadata.from_bytes(_one(
+        ".replacecommit.requested", "mor_avro_v9_txns_complex_meta.zip", ROOT / "tests" / "fixtures" / "hudi-rs"), "ow")
+    assert not overwrite.is_clustering and overwrite.to_avro() == dict.fromkeys(
+        ("operationType", "clusteringPlan", "extraMetadata", "version"))
 
 
 def _one(suffix: str, zip_name: str, root: Path = SHARED):
