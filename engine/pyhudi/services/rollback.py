@@ -286,27 +286,27 @@ def _execute(table: HudiTable, plan: RollbackPlan, commit: ServiceInstantCommit 
     # Readers stop seeing the target first, then its files go.
     storage.delete_file(instant_file(storage, target))
     crash_point("rollback.after_instant_deleted")
-    partitions: dict[str, dict] = {}
+    deleted_files: dict[str, list[str]] = {}       # partition -> full paths deleted
+    log_sizes: dict[str, dict[str, int]] = {}       # partition -> {full path of a log appended to: its size}
     deleted = 0
     for request, files, logs in requests:
-        entry = partitions.setdefault(request.partition_path, {
-            "partitionPath": request.partition_path, "successDeleteFiles": [], "failedDeleteFiles": [],
-            "rollbackLogFiles": None, "writtenLogFiles": None})
+        done = deleted_files.setdefault(request.partition_path, [])
         for full, relative in files:
             if storage.exists(relative):
                 storage.delete_file(relative)
-                entry["successDeleteFiles"].append(full)
+                done.append(full)
                 deleted += 1
         for full, relative in logs:
             size = _append_rollback_block(storage, relative, rollback_time, target.time)
-            entry["rollbackLogFiles"] = {**(entry["rollbackLogFiles"] or {}), full: size}
+            log_sizes.setdefault(request.partition_path, {})[full] = size
     for path in _instant_files(storage, target):
         storage.delete_file(path)
     delete_markers(storage, target.time)
     metadata = RollbackMetadata(
         start_rollback_time=rollback_time or "", time_taken_ms=int((time.time() - started) * 1000),
         total_files_deleted=deleted, commits_rollback=[target.time],
-        partition_metadata={p: RollbackPartitionMetadata.from_avro(m) for p, m in partitions.items()}, version=1,
+        partition_metadata={p: RollbackPartitionMetadata(p, names, [], log_sizes.get(p), None)
+                            for p, names in deleted_files.items()}, version=1,
         instants_rollback=(InstantInfo(target.time, target.action),))
     if commit is not None:
         crash_point("rollback.before_complete")
