@@ -14,7 +14,7 @@ import posixpath
 
 import pyarrow.parquet as pq
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.timeline_metadata import read_cleaner_plan
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.services.archive import read_archived_entries
@@ -39,7 +39,7 @@ def referenced(table: HudiTable) -> tuple[set[str], set[str]]:
     """(files named by completed instants' write stats, files completed cleans deleted), archived ones included."""
     timeline = table.timeline()
     commits = [timeline.read_metadata(i) for i in timeline.completed_writes()]
-    cleans = [read_clean_metadata(table.storage, i) for i in timeline.completed(["clean"])]
+    cleans = [read_clean_metadata(table.storage, i).to_avro() for i in timeline.completed(["clean"])]
     for entry in read_archived_entries(table.storage):
         if entry.get("actionState") != "COMPLETED":
             continue
@@ -61,9 +61,9 @@ def referenced(table: HudiTable) -> tuple[set[str], set[str]]:
             cleaned.update(f"{partition}/{name}" if partition else name for name in info.get("successDeleteFiles", []))
     for instant in timeline.pending(["clean"]):
         plan = read_cleaner_plan(table.storage, instant.time)
-        for partition, files in (plan.get("filePathsToBeDeletedPerPartition") or {}).items():
-            cleaned.update(posixpath.join(partition, posixpath.basename(f["filePath"])) if partition
-                           else posixpath.basename(f["filePath"]) for f in files if f.get("filePath"))
+        for partition, files in (plan.file_paths or {}).items():
+            cleaned.update(posixpath.join(partition, posixpath.basename(f.file_path)) if partition
+                           else posixpath.basename(f.file_path) for f in files if f.file_path)
     return written, cleaned
 
 

@@ -109,8 +109,8 @@ def test_restore_deletes_and_savepoint_pins_cdc_logs(spark, tmp_path):
     logs = _cdc_logs(path)
     pyhudi.create_savepoint(spark, path, t2)
     from pyhudi.table import HudiTable
-    pinned = savepoint_metadata(HudiTable.load(str(path)).storage, t2)["partitionMetadata"]["us"]
-    assert logs[t2] in pinned["savepointDataFile"]            # listed with the slice it belongs to, as Hudi does
+    pinned = savepoint_metadata(HudiTable.load(str(path)).storage, t2).partition_metadata["us"]
+    assert logs[t2] in pinned.data_files            # listed with the slice it belongs to, as Hudi does
     until_t2 = _changes(spark, path, end=t2)
     assert pyhudi.restore_to_savepoint(spark, path, t2)
     assert _cdc_logs(path) == {t2: logs[t2]}                   # t3's and t4's went with their commits

@@ -161,7 +161,7 @@ def test_interrupted_clean_is_finished_by_the_next_one(spark, docs_table, tmp_pa
     opts = CleanOptions.of({"hoodie.cleaner.commits.retained": "2"})
     t = _schedule(table, table.timeline(), opts)                  # crashed right after planning
     transition_to_inflight(table.storage, Instant(t, CLEAN, State.REQUESTED), b"")   # ... and after inflight
-    planned = read_cleaner_plan(table.storage, t)["filePathsToBeDeletedPerPartition"]
+    planned = read_cleaner_plan(table.storage, t).file_paths or {}
     assert _slices(path)["p2"] == {c1, c2, c3, c4, c5}
     result = pyhudi.clean(spark, path, {"hoodie.cleaner.commits.retained": "2"})
     assert result.metadata["startCleanTime"] == t and result.metadata["totalFilesDeleted"] == 3

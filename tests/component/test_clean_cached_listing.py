@@ -14,6 +14,7 @@ import pyhudi
 from pyhudi.commit.retention import CleanOptions
 from pyhudi.file_group.naming import parse_base_file_name
 from pyhudi.services.clean.plan import plan_clean
+from pyhudi.timeline.clean_plan import CleanerPlan
 from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
 from support import rows
@@ -34,11 +35,11 @@ def _other_process(*args: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _planned(plan: dict | None) -> dict[str, list[str]]:
+def _planned(plan: CleanerPlan | None) -> dict[str, list[str]]:
     if plan is None:
         return {}
-    return {p: sorted(f["filePath"].rsplit("/", 1)[-1] for f in files)
-            for p, files in plan["filePathsToBeDeletedPerPartition"].items()}
+    return {p: sorted((f.file_path or "").rsplit("/", 1)[-1] for f in files)
+            for p, files in (plan.file_paths or {}).items()}
 
 
 def test_clean_plan_uses_the_cached_listing_and_sees_another_process_commit(spark, tmp_path):

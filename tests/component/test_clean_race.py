@@ -24,7 +24,7 @@ def test_second_execution_of_a_completed_clean_plan_is_done(spark, tmp_path):
     pending = Instant(planned, CLEAN, State.REQUESTED)
     first = clean_service._execute(spark, table, pending)         # the writer that wins
     again = clean_service._execute(spark, table, pending)         # the other one, on the same plan
-    assert first["totalFilesDeleted"] > 0 and again["startCleanTime"] == planned
+    assert first.total_files_deleted > 0 and again.start_clean_time == planned
     timeline = HudiTable.load(str(path)).timeline()
     assert [i.time for i in timeline.completed([CLEAN])] == [planned] and not timeline.pending([CLEAN])
     assert [r["ts"] for r in pyhudi.read(spark, path).collect()] == [3]

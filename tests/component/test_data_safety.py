@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import pyhudi
-from pyhudi.commit import avro_metadata as avro
-from pyhudi.commit.avro_metadata import CLEANER_PLAN_SCHEMA
+from pyhudi.timeline import avro_record as avro
+from pyhudi.timeline.avro_record import CLEANER_PLAN_SCHEMA
 from pyhudi.errors import CorruptFileError, TimelineError
 from pyhudi.services.rollback import plan_rollback
 from pyhudi.table import HudiTable

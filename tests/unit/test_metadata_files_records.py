@@ -15,6 +15,8 @@ from pyhudi.commit.metadata_table.records import (ALL_PARTITIONS_KEY, FileEntry,
                                                   encode_record, record_schema_json)
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.hfile import HFileReader
+from pyhudi.timeline.clean_metadata import CleanMetadata
+from pyhudi.timeline.rollback import RollbackMetadata
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "hfile"
 
@@ -46,12 +48,12 @@ def test_a_commit_lists_its_files_and_partitions():
 
 
 def test_a_clean_and_a_rollback_delete_files():
-    clean = clean_records({"partitionMetadata": {"p=1": {"successDeleteFiles": ["f1_0-1-0_001.parquet"],
-                                                         "isPartitionDeleted": True}}})
+    clean = clean_records(CleanMetadata.from_avro({"partitionMetadata": {"p=1": {
+        "successDeleteFiles": ["f1_0-1-0_001.parquet"], "isPartitionDeleted": True}}}))
     assert clean["p=1"].entries["f1_0-1-0_001.parquet"].deleted
     assert clean[ALL_PARTITIONS_KEY].entries["p=1"].deleted
-    rollback = rollback_records({"partitionMetadata": {"p=1": {
-        "successDeleteFiles": ["/t/p=1/f2_0-1-0_002.parquet"], "rollbackLogFiles": {"/t/p=1/.f_001.log.1_0-1-0": 9}}}})
+    rollback = rollback_records(RollbackMetadata.from_avro({"partitionMetadata": {"p=1": {
+        "successDeleteFiles": ["/t/p=1/f2_0-1-0_002.parquet"], "rollbackLogFiles": {"/t/p=1/.f_001.log.1_0-1-0": 9}}}}))
     assert rollback["p=1"].entries["f2_0-1-0_002.parquet"].deleted
     assert rollback["p=1"].live() == {".f_001.log.1_0-1-0": 9}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage

@@ -11,6 +11,7 @@ from pyhudi.services import archive as archiver
 from pyhudi.services.clean import run as cleaner
 from pyhudi.table import HudiTable
 from pyhudi.timeline import Instant
+from pyhudi.timeline.clean_metadata import CleanMetadata
 from pyhudi.transaction.lock import table_lock
 
 if TYPE_CHECKING:
@@ -19,22 +20,25 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class CleanResult:
-    """A completed clean: its instant, what it deleted per partition, and Hudi's HoodieCleanMetadata record."""
+    """A completed clean: its instant, what it deleted per partition, and Hudi's HoodieCleanMetadata (typed:
+    `clean`; as its Avro record: `metadata`)."""
 
     instant_time: str
     files_deleted: int
     earliest_commit_to_retain: str | None
     deleted_files: dict[str, list[str]]
-    metadata: dict = field(repr=False)
+    clean: CleanMetadata = field(repr=False)
+
+    @property
+    def metadata(self) -> dict:
+        """Hudi's HoodieCleanMetadata record (camelCase fields, as stored in `<t>.clean`)."""
+        return self.clean.to_avro()
 
     @classmethod
-    def of(cls, metadata: dict) -> "CleanResult":
-        partitions = metadata.get("partitionMetadata") or {}
-        return cls(instant_time=str(metadata["startCleanTime"]),
-                   files_deleted=int(metadata.get("totalFilesDeleted") or 0),
-                   earliest_commit_to_retain=metadata.get("earliestCommitToRetain") or None,
-                   deleted_files={p: list(m.get("successDeleteFiles") or []) for p, m in partitions.items()},
-                   metadata=metadata)
+    def of(cls, metadata: CleanMetadata) -> "CleanResult":
+        return cls(instant_time=str(metadata.start_clean_time), files_deleted=int(metadata.total_files_deleted or 0),
+                   earliest_commit_to_retain=metadata.earliest_commit_to_retain or None,
+                   deleted_files=metadata.deleted_files(), clean=metadata)
 
 
 def clean(spark: "SparkSession", path: str, options: dict | None = None) -> CleanResult | None:

@@ -97,6 +97,6 @@ def _run_service(spark: SparkSession, path: str, service: str, options: dict, co
         return clustering.cluster(spark, path, clustering_mode, None, options)
     if service == "clean":
         metadata = clean.clean(spark, path, options, respect_trigger=True)   # as HoodieCleaner
-        return None if metadata is None else {"clean": metadata["startCleanTime"],
-                                              "files_deleted": metadata["totalFilesDeleted"]}
+        return None if metadata is None else {"clean": metadata.start_clean_time,
+                                              "files_deleted": metadata.total_files_deleted}
     return archive.archive(spark, path, options, table_lock)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from pyhudi.services import rollback as rollbacks
 from pyhudi.services import savepoint as savepoints
 from pyhudi.timeline import RESTORE, ROLLBACK, SAVEPOINT, Instant
+from pyhudi.timeline.restore import RestoreMetadata
+from pyhudi.timeline.rollback import RollbackMetadata
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -18,24 +20,28 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class RollbackResult:
     """A completed rollback or restore: its own instant, the commits it undid (newest first), the files it
-    deleted, and Hudi's HoodieRollbackMetadata / HoodieRestoreMetadata record."""
+    deleted, and Hudi's HoodieRollbackMetadata / HoodieRestoreMetadata (typed: `record`; as its Avro record:
+    `metadata`)."""
 
     instant: Instant
     rolled_back: list[str]
     files_deleted: int
-    metadata: dict = field(repr=False)
+    record: RollbackMetadata | RestoreMetadata = field(repr=False)
+
+    @property
+    def metadata(self) -> dict:
+        """Hudi's HoodieRollbackMetadata / HoodieRestoreMetadata record (camelCase fields, as stored)."""
+        return self.record.to_avro()
 
     @classmethod
-    def of_rollback(cls, metadata: dict) -> "RollbackResult":
-        return cls(Instant(str(metadata["startRollbackTime"]), ROLLBACK), list(metadata.get("commitsRollback") or []),
-                   int(metadata.get("totalFilesDeleted") or 0), metadata)
+    def of_rollback(cls, metadata: RollbackMetadata) -> "RollbackResult":
+        return cls(Instant(str(metadata.start_rollback_time), ROLLBACK), list(metadata.commits_rollback or []),
+                   int(metadata.total_files_deleted or 0), metadata)
 
     @classmethod
-    def of_restore(cls, metadata: dict) -> "RollbackResult":
-        deleted = sum(int(m.get("totalFilesDeleted") or 0)
-                      for ms in (metadata.get("hoodieRestoreMetadata") or {}).values() for m in ms)
-        return cls(Instant(str(metadata["startRestoreTime"]), RESTORE), list(metadata.get("instantsToRollback") or []),
-                   deleted, metadata)
+    def of_restore(cls, metadata: RestoreMetadata) -> "RollbackResult":
+        return cls(Instant(str(metadata.start_restore_time), RESTORE), list(metadata.instants_to_rollback or []),
+                   metadata.total_files_deleted, metadata)
 
 
 def rollback_to_instant(spark: "SparkSession", path: str, instant_time: str) -> RollbackResult:

@@ -6,8 +6,8 @@
     service_commit   the same for table-service instants (compaction, clustering, clean, rollback, savepoint)
     markers          marker files: what an inflight instant may have written
     spark_jobs       collecting a Spark job's rows; the write token and sequence numbers of a task's files
-    metadata, avro_metadata, timeline_metadata, compaction_plan, archived_timeline, retention
-                     Hudi's commit/plan/clean metadata (JSON and Avro), archived entries, clean retention
+    metadata, timeline_metadata, archived_timeline, retention
+                     commit metadata, readers of clean and savepoint instants, archived entries, clean retention
 
 Actions (pyhudi.writer, pyhudi.services) sit above it; the transaction layer (pyhudi.transaction) and the client
 (pyhudi.client) above them.

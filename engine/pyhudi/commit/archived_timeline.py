@@ -18,8 +18,8 @@ import struct
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.log_block import LOG_BLOCK_VERSION, BlockType, LogBlock, encode_metadata
 from pyhudi.file_group.log_file import DEFAULT_WRITE_TOKEN, read_log_bytes, write_log_file
-from pyhudi.commit import avro_metadata as avro
-from pyhudi.commit.avro_metadata import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA, COMPACTION_PLAN_SCHEMA
+from pyhudi.timeline import avro_record as avro
+from pyhudi.timeline.avro_record import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA, COMPACTION_PLAN_SCHEMA
 from pyhudi.storage import Storage
 from pyhudi.timeline import (ARCHIVED_FOLDER, CLEAN, COMMIT, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT,
                              ROLLBACK, SAVEPOINT, Instant, State)

@@ -1,7 +1,7 @@
 """The commit protocol (instant_commit.py) for table-service instants whose plan and metadata are Avro: clean, rollback,
 restore and savepoint. Same steps and guarantees as every other action (requested -> inflight -> completed by
 create-if-absent, nothing undone once completed); what differs is only the content: Hudi writes these instants'
-inflight and completed files as Avro records (commit/avro_metadata.py), not commit JSON. They write no data files
+inflight and completed files as Avro records (timeline/avro_record.py), not commit JSON. They write no data files
 under markers, so there is nothing to reconcile.
 
 A clean, rollback or restore a crash interrupted is not aborted: the next run `resume`s it from its requested plan
@@ -10,7 +10,7 @@ A clean, rollback or restore a crash interrupted is not aborted: the next run `r
 
 from __future__ import annotations
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage

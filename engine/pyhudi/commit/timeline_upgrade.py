@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.archived_timeline import (ARCHIVED_META_ENTRY_SCHEMA, archive_files, read_archived_entries)
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point

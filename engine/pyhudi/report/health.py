@@ -119,10 +119,10 @@ def _commit_rows(timeline) -> tuple[list[CommitRow], dict[str, WriteStat]]:
 def _reclaimable(table: HudiTable, timeline, options: Mapping[str, str], sizes: dict[str, int]) -> tuple[int, int]:
     """Files and bytes the cleaner would delete now under the table's cleaner settings (its plan, not run)."""
     plan = plan_clean(table, timeline, CleanOptions.of(dict(options), warn_unknown=False))
-    if not plan:
+    if plan is None:
         return 0, 0
     base = table.storage.uri("")
-    files = [entry["filePath"] for entries in plan["filePathsToBeDeletedPerPartition"].values() for entry in entries]
+    files = [entry.file_path or "" for entries in (plan.file_paths or {}).values() for entry in entries]
     relative = [f[len(base):].lstrip("/") if f.startswith(base) else f for f in files]
     return len(files), sum(sizes.get(r, 0) for r in relative)
 

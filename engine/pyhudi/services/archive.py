@@ -115,8 +115,8 @@ def _commit_bounds(table: HudiTable, timeline: Timeline, cfg: C.HoodieConfig) ->
         before = [i for i in commits if i.time < pending[0].time]
         bounds.append(before[-1].time if before else pending[0].time)
     last_clean = last_clean_metadata(table.storage, timeline)
-    if last_clean and last_clean.get("earliestCommitToRetain"):
-        bounds.append(last_clean["earliestCommitToRetain"])
+    if last_clean and last_clean.earliest_commit_to_retain:
+        bounds.append(last_clean.earliest_commit_to_retain)
     replace = _oldest_uncleaned_replace(table.storage, timeline)
     if replace:
         bounds.append(replace)
@@ -146,7 +146,7 @@ def _oldest_uncleaned_replace(storage: Storage, timeline: Timeline) -> str | Non
         if not storage.file_size(timeline.path_of(instant)):
             continue
         meta = read_clean_metadata(storage, instant)
-        cleaned_up_to = max(cleaned_up_to, meta.get("earliestCommitToRetain") or instant.time)
+        cleaned_up_to = max(cleaned_up_to, meta.earliest_commit_to_retain or instant.time)
     for instant in timeline.completed([REPLACE_COMMIT]):
         if instant.time >= cleaned_up_to and timeline.read_commit(instant).replaced_file_ids:
             return instant.time

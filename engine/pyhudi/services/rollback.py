@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import time
 
-from pyhudi.commit import avro_metadata as avro
 from pyhudi.commit.markers import create_marker, delete_markers, marked_files
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import savepoint_times
@@ -33,6 +32,10 @@ from pyhudi.file_group.log_writer import supports_append
 from pyhudi.storage import Storage
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
+from pyhudi.timeline.avro_record import RESTORE_METADATA, RESTORE_PLAN, ROLLBACK_METADATA, ROLLBACK_PLAN
+from pyhudi.timeline.restore import RestoreMetadata, RestorePlan
+from pyhudi.timeline.rollback import (InstantInfo, RollbackMetadata, RollbackPartitionMetadata, RollbackPlan,
+                                      RollbackRequest)
 from pyhudi.timeline import (parse_commit, instant_file, COMMIT, COMPACTION, DELTA_COMMIT, LOG_COMPACTION, METAFOLDER, REPLACE_COMMIT,
                              RESTORE, ROLLBACK, SAVEPOINT, Instant, State, Timeline,
                              normalize_instant_argument)
@@ -46,9 +49,9 @@ class RollbackError(TimelineError):
 
 
 # --- public API ---------------------------------------------------------------------------------------------
-def rollback_to_instant(spark, path, instant_time: str) -> dict:
-    """Roll back the latest completed commit `instant_time` (Hudi's `rollback_to_instant` procedure); returns the
-    HoodieRollbackMetadata record."""
+def rollback_to_instant(spark, path, instant_time: str) -> RollbackMetadata:
+    """Roll back the latest completed commit `instant_time` (Hudi's `rollback_to_instant` procedure); returns its
+    HoodieRollbackMetadata."""
     table = HudiTable.load(str(path))
     table.check_writable("roll back")
     instant_time = normalize_instant_argument(instant_time)
@@ -119,9 +122,9 @@ def _refuse_if_last_active_write(table: HudiTable, timeline: Timeline, target: I
         "timeline (hoodie.keep.min.commits / hoodie.keep.max.commits)")
 
 
-def restore_to_savepoint(spark, path, instant_time: str) -> dict:
-    """Restore the table to the savepoint `instant_time` (Hudi's `rollback_to_savepoint` procedure); returns the
-    HoodieRestoreMetadata record."""
+def restore_to_savepoint(spark, path, instant_time: str) -> RestoreMetadata:
+    """Restore the table to the savepoint `instant_time` (Hudi's `rollback_to_savepoint` procedure); returns its
+    HoodieRestoreMetadata."""
     table = HudiTable.load(str(path))
     table.check_writable("restore")
     instant_time = normalize_instant_argument(instant_time)
@@ -132,47 +135,48 @@ def restore_to_savepoint(spark, path, instant_time: str) -> dict:
     return restore(table, instant_time, savepoint=True)
 
 
-def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> dict:
+def restore(table: HudiTable, instant_time: str, savepoint: bool = True) -> RestoreMetadata:
     """Roll back every write instant after `instant_time`, newest first, under one restore instant."""
     finish_pending_rollbacks(table)
     timeline = table.timeline()
     targets = [_resolve_action(table.storage, i) for i in reversed(timeline.instants)
                if i.time > instant_time and i.action in RESTORABLE_ACTIONS]
     restore_time = timeline.new_instant_time()
-    plan = {"instantsToRollback": [{"commitTime": i.time, "action": i.action} for i in targets], "version": 2,
-            "savepointToRestoreTimestamp": instant_time if savepoint else None}
-    commit = ServiceInstantCommit.begin_plan(table.storage, restore_time, RESTORE, avro.RESTORE_PLAN, plan)
+    plan = RestorePlan(instants_to_rollback=tuple(InstantInfo(i.time, i.action) for i in targets), version=2,
+                       savepoint=instant_time if savepoint else None)
+    commit = ServiceInstantCommit.begin_plan(table.storage, restore_time, RESTORE, RESTORE_PLAN, plan.to_avro())
     return _run_restore(table, commit, plan)
 
 
-def _run_restore(table: HudiTable, commit: ServiceInstantCommit, plan: dict) -> dict:
+def _run_restore(table: HudiTable, commit: ServiceInstantCommit, plan: RestorePlan) -> RestoreMetadata:
     started = time.time()
     restore_time = commit.instant_time
     commit.start_with(b"")
-    per_instant: dict[str, list] = {}
-    for index, info in enumerate(plan["instantsToRollback"]):
-        if not str(info.get("commitTime") or "").isdigit() or not str(info.get("action") or "").isalpha():
-            raise CorruptFileError(f"{METAFOLDER}/{restore_time}.restore.requested names {info!r} as an instant to "
-                                   "roll back, which is not an instant; the restore plan is corrupt: remove it")
+    per_instant: dict[str, tuple[RollbackMetadata | None, ...]] = {}
+    for index, info in enumerate(plan.instants_to_rollback):
+        if not str(info.commit_time or "").isdigit() or not str(info.action or "").isalpha():
+            raise CorruptFileError(f"{METAFOLDER}/{restore_time}.restore.requested names {info.to_avro()!r} as an "
+                                   "instant to roll back, which is not an instant; the restore plan is corrupt: "
+                                   "remove it")
         timeline = table.timeline()
-        target = Instant(info["commitTime"], info["action"], State.COMPLETED)
+        target = Instant(info.commit_time, info.action, State.COMPLETED)
         if not _instant_files(table.storage, target):
             continue    # rolled back before a crash
-        per_instant[target.time] = [rollback(table, target, timeline, restore_time=restore_time)]
+        per_instant[target.time] = (rollback(table, target, timeline, restore_time=restore_time),)
         if index == 0:
             crash_point("restore.after_first_rollback")
-    savepoint = plan.get("savepointToRestoreTimestamp")
+    savepoint = plan.savepoint
     if savepoint:
         # Savepoints of rolled-back commits pin files that no longer exist.
         for instant in table.timeline().completed([SAVEPOINT]):
             if instant.time > savepoint:
                 table.storage.delete_file(instant_file(table.storage, instant))
                 table.storage.delete_file(instant_file(table.storage, instant.with_state(State.INFLIGHT)))
-    metadata = {"startRestoreTime": restore_time, "timeTakenInMillis": int((time.time() - started) * 1000),
-                "instantsToRollback": [i["commitTime"] for i in plan["instantsToRollback"]],
-                "hoodieRestoreMetadata": per_instant, "version": 1,
-                "restoreInstantInfo": plan["instantsToRollback"], "extraMetadata": None}
-    commit.complete_with(avro.RESTORE_METADATA, metadata)
+    metadata = RestoreMetadata(
+        start_restore_time=restore_time, time_taken_ms=int((time.time() - started) * 1000),
+        instants_to_rollback=[i.commit_time for i in plan.instants_to_rollback], rollbacks=per_instant, version=1,
+        restore_instant_info=plan.instants_to_rollback, extra_metadata=None)
+    commit.complete_with(RESTORE_METADATA, metadata.to_avro())
     return metadata
 
 
@@ -181,30 +185,30 @@ def finish_pending_rollbacks(table: HudiTable) -> None:
     timeline = table.timeline()
     for instant in timeline.pending([RESTORE]):
         where = instant_file(table.storage, instant.with_state(State.REQUESTED))
-        plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
+        plan = RestorePlan.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
         _run_restore(table, ServiceInstantCommit.resume(table.storage, instant), plan)
     for instant in table.timeline().pending([ROLLBACK]):
         where = instant_file(table.storage, instant.with_state(State.REQUESTED))
-        plan = avro.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
-        _execute(table, plan, ServiceInstantCommit.resume(table.storage, instant))
+        rollback_plan = RollbackPlan.from_bytes(table.storage.read_bytes(where), f"{table.storage.base_uri}/{where}")
+        _execute(table, rollback_plan, ServiceInstantCommit.resume(table.storage, instant))
 
 
 # --- one rollback ---------------------------------------------------------------------------------------------
 def rollback(table: HudiTable, target: Instant, timeline: Timeline | None = None,
-             restore_time: str | None = None) -> dict:
-    """Roll back `target` (any state); returns the HoodieRollbackMetadata record. Inside a restore
+             restore_time: str | None = None) -> RollbackMetadata:
+    """Roll back `target` (any state); returns its HoodieRollbackMetadata. Inside a restore
     (`restore_time`), no rollback instant is published: the restore instant records the metadata."""
     timeline = timeline or table.timeline()
     plan = plan_rollback(table, target)
     if restore_time is not None:
         return _execute(table, plan, restore_time=restore_time)
     rollback_time = timeline.new_instant_time()
-    commit = ServiceInstantCommit.begin_plan(table.storage, rollback_time, ROLLBACK, avro.ROLLBACK_PLAN, plan)
+    commit = ServiceInstantCommit.begin_plan(table.storage, rollback_time, ROLLBACK, ROLLBACK_PLAN, plan.to_avro())
     crash_point("rollback.after_plan")
     return _execute(table, plan, commit)
 
 
-def plan_rollback(table: HudiTable, target: Instant) -> dict:
+def plan_rollback(table: HudiTable, target: Instant) -> RollbackPlan:
     """HoodieRollbackPlan for `target`: the files it wrote, grouped by file group."""
     storage = table.storage
     written = set(marked_files(storage, target.time))
@@ -244,15 +248,16 @@ def plan_rollback(table: HudiTable, target: Instant) -> dict:
                                                storage.full(relative): storage.file_size(relative)}
         else:
             request["filesToBeDeleted"].append(storage.full(relative))
-    return {"instantToRollback": {"commitTime": target.time, "action": target.action},
-            "RollbackRequests": list(requests.values()), "version": 1}
+    return RollbackPlan(instant_to_rollback=InstantInfo(target.time, target.action),
+                        requests=tuple(RollbackRequest.from_avro(r) for r in requests.values()), version=1)
 
 
-def _checked_plan(storage: Storage, plan: dict, source: str) -> tuple[Instant, list[tuple[dict, list, list]]]:
+def _checked_plan(storage: Storage, plan: RollbackPlan,
+                  source: str) -> tuple[Instant, list[tuple[RollbackRequest, list, list]]]:
     """The plan's target and, per request, the relative paths of files to delete and of logs to append to; every
     path inside the table and outside `.hoodie` (CorruptFileError naming the plan file otherwise)."""
-    info = plan.get("instantToRollback") or {}
-    commit_time, action = str(info.get("commitTime") or ""), str(info.get("action") or "")
+    info = plan.instant_to_rollback or InstantInfo()
+    commit_time, action = str(info.commit_time or ""), str(info.action or "")
     if not commit_time.isdigit() or not action.isalpha():
         raise CorruptFileError(f"{source} names the instant {commit_time!r} ({action!r}) to roll back, which is "
                                "not an instant; the rollback plan is corrupt: remove it")
@@ -264,14 +269,14 @@ def _checked_plan(storage: Storage, plan: dict, source: str) -> tuple[Instant, l
                                    "rollback plan is corrupt: remove it")
         return relative
 
-    requests = [(request, [(full, data_file(full)) for full in request.get("filesToBeDeleted") or []],
-                 [(full, data_file(full)) for full in request.get("logBlocksToBeDeleted") or {}])
-                for request in plan.get("RollbackRequests") or []]
+    requests = [(request, [(full, data_file(full)) for full in request.files_to_delete or []],
+                 [(full, data_file(full)) for full in request.log_blocks_to_delete or {}])
+                for request in plan.requests or ()]
     return Instant(commit_time, action, State.COMPLETED), requests
 
 
-def _execute(table: HudiTable, plan: dict, commit: ServiceInstantCommit | None = None,
-             restore_time: str | None = None) -> dict:
+def _execute(table: HudiTable, plan: RollbackPlan, commit: ServiceInstantCommit | None = None,
+             restore_time: str | None = None) -> RollbackMetadata:
     """Follow a rollback plan. On its own (`commit`), the rollback instant goes inflight, then completed with the
     metadata; inside a restore (`restore_time`) only the metadata is returned, for the restore instant."""
     storage = table.storage
@@ -286,34 +291,36 @@ def _execute(table: HudiTable, plan: dict, commit: ServiceInstantCommit | None =
     # Readers stop seeing the target first, then its files go.
     storage.delete_file(instant_file(storage, target))
     crash_point("rollback.after_instant_deleted")
-    partitions: dict[str, dict] = {}
+    deleted_files: dict[str, list[str]] = {}       # partition -> full paths deleted
+    log_sizes: dict[str, dict[str, int]] = {}       # partition -> {full path of a log appended to: its size}
     deleted = 0
     for request, files, logs in requests:
-        entry = partitions.setdefault(request["partitionPath"], {
-            "partitionPath": request["partitionPath"], "successDeleteFiles": [], "failedDeleteFiles": [],
-            "rollbackLogFiles": None, "writtenLogFiles": None})
+        done = deleted_files.setdefault(request.partition_path, [])
         for full, relative in files:
             if storage.exists(relative):
                 storage.delete_file(relative)
-                entry["successDeleteFiles"].append(full)
+                done.append(full)
                 deleted += 1
         for full, relative in logs:
             size = _append_rollback_block(storage, relative, rollback_time, target.time)
-            entry["rollbackLogFiles"] = {**(entry["rollbackLogFiles"] or {}), full: size}
+            log_sizes.setdefault(request.partition_path, {})[full] = size
     for path in _instant_files(storage, target):
         storage.delete_file(path)
     delete_markers(storage, target.time)
-    metadata = {"startRollbackTime": rollback_time, "timeTakenInMillis": int((time.time() - started) * 1000),
-                "totalFilesDeleted": deleted, "commitsRollback": [target.time], "partitionMetadata": partitions,
-                "version": 1, "instantsRollback": [{"commitTime": target.time, "action": target.action}]}
+    metadata = RollbackMetadata(
+        start_rollback_time=rollback_time or "", time_taken_ms=int((time.time() - started) * 1000),
+        total_files_deleted=deleted, commits_rollback=[target.time],
+        partition_metadata={p: RollbackPartitionMetadata(p, names, [], log_sizes.get(p), None)
+                            for p, names in deleted_files.items()}, version=1,
+        instants_rollback=(InstantInfo(target.time, target.action),))
     if commit is not None:
         crash_point("rollback.before_complete")
-        commit.complete_with(avro.ROLLBACK_METADATA, metadata)
+        commit.complete_with(ROLLBACK_METADATA, metadata.to_avro())
     return metadata
 
 
 # --- helpers --------------------------------------------------------------------------------------------------
-def _mark_planned(storage: Storage, instant_time: str, requests: list[tuple[dict, list, list]]) -> None:
+def _mark_planned(storage: Storage, instant_time: str, requests: list[tuple[RollbackRequest, list, list]]) -> None:
     """Inside a restore no rollback plan is stored: before the target's completed file (and with it its write
     stats) goes, name its planned files by markers, so a restore a crash interrupts re-plans the same files."""
     for _, files, logs in requests:

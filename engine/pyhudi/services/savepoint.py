@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import time
 
-from pyhudi.commit import avro_metadata as avro
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import latest_clean_retained_commit, savepoint_times
 from pyhudi.errors import TimelineError
 from pyhudi.table import HudiTable
 from pyhudi.testing import crash_point
 from pyhudi.timeline import instant_file, SAVEPOINT, WRITE_ACTIONS, Instant, State, Timeline, normalize_instant_argument
+from pyhudi.timeline.avro_record import SAVEPOINT_METADATA
+from pyhudi.timeline.savepoint_metadata import SavepointMetadata, SavepointPartitionMetadata
 
 
 # --- public API -------------------------------------------------------------------------------------------
@@ -45,14 +46,15 @@ def create_savepoint(spark, path, instant_time: str | None = None, user: str = "
         raise TimelineError(f"could not savepoint commit {instant_time} of table {base}: it is beyond the lookup "
                             f"window {retained} (the cleaner may already have removed its files)")
 
-    metadata = {"savepointedBy": user or "", "savepointedAt": int(time.time() * 1000), "comments": comments or "",
-                "partitionMetadata": _latest_files(table, timeline, instant_time), "version": 1}
+    metadata = SavepointMetadata(savepointed_by=user or "", savepointed_at=int(time.time() * 1000),
+                                 comments=comments or "", partition_metadata=_latest_files(table, timeline, instant_time),
+                                 version=1)
     commit = ServiceInstantCommit(table.storage, Instant(instant_time, SAVEPOINT, State.REQUESTED))
     table.storage.delete_file(instant_file(table.storage, commit.requested.with_state(State.INFLIGHT)))  # crash leftover
     try:
         commit.start_with(b"")
         crash_point("savepoint.after_inflight")
-        commit.complete_with(avro.SAVEPOINT_METADATA, metadata)
+        commit.complete_with(SAVEPOINT_METADATA, metadata.to_avro())
     except TimelineError as exc:
         raise TimelineError(f"commit {instant_time} of table {base} is already savepointed or being savepointed "
                             f"by another writer ({exc})") from None
@@ -84,7 +86,7 @@ def show_savepoints(spark, path) -> list[str]:
 
 
 # --- helpers ----------------------------------------------------------------------------------------------
-def _latest_files(table: HudiTable, timeline: Timeline, instant_time: str) -> dict:
+def _latest_files(table: HudiTable, timeline: Timeline, instant_time: str) -> dict[str, SavepointPartitionMetadata]:
     """Per partition: the file names of the latest file slices as of `instant_time` (base and log files).
     Log files added to those slices by later delta commits are left out."""
     view = table.view(as_of=instant_time, timeline=timeline)
@@ -92,15 +94,13 @@ def _latest_files(table: HudiTable, timeline: Timeline, instant_time: str) -> di
     for instant in timeline.completed_writes():
         if instant.time > instant_time:
             later_logs.update(s.path for s in timeline.read_commit(instant).write_stats if s.path)
-    out: dict[str, dict] = {}
+    out: dict[str, list[str]] = {}
     for slice_ in view.latest_slices():
         files = [slice_.base_file.path] if slice_.base_file else []
         files += [log.path for log in slice_.log_files if log.path not in later_logs]
         files += _cdc_logs(timeline, slice_)
-        entry = out.setdefault(slice_.partition_path, {"partitionPath": slice_.partition_path,
-                                                      "savepointDataFile": []})
-        entry["savepointDataFile"].extend(p.rsplit("/", 1)[-1] for p in files)
-    return out
+        out.setdefault(slice_.partition_path, []).extend(p.rsplit("/", 1)[-1] for p in files)
+    return {p: SavepointPartitionMetadata(p, names) for p, names in out.items()}
 
 
 def _cdc_logs(timeline: Timeline, slice_) -> list[str]:

@@ -62,7 +62,7 @@ def _compact(spark, args):
 
 
 def _compactions(path: str, only: set | None = None, limit: int | None = None) -> list[tuple]:
-    from pyhudi.commit.compaction_plan import read_compaction_plan
+    from pyhudi.timeline.compaction_plan import read_compaction_plan
     from pyhudi.timeline import COMPACTION, COMMIT
     table, timeline = table_and_timeline(path)
     rows = []
@@ -135,10 +135,10 @@ def _run_clean(spark, args):
     cleaned = maintenance.clean(spark, path, options)
     if cleaned is None:
         return []
-    result = cleaned.metadata
-    return [(result.get("startCleanTime"), result.get("timeTakenInMillis"), result.get("totalFilesDeleted"),
-             result.get("earliestCommitToRetain"), str(result.get("bootstrapPartitionMetadata") or "{}"),
-             result.get("version", 2))]
+    result = cleaned.clean
+    bootstrap = {p: m.to_avro() for p, m in (result.bootstrap_partition_metadata or {}).items()}
+    return [(result.start_clean_time, result.time_taken_ms, result.total_files_deleted,
+             result.earliest_commit_to_retain, str(bootstrap or "{}"), result.version)]
 
 
 @procedure("archive_commits", [Param("table"), Param("path"), Param("min_commits", default=20),

@@ -33,6 +33,9 @@ from pyhudi.file_group.naming import partition_of
 from pyhudi.storage import Storage
 from pyhudi.timeline import (CLEAN, COMPACTION, CommitMetadata, COMPLETES_AS, METAFOLDER, RESTORE, ROLLBACK,
                              WRITE_ACTIONS, Instant, Timeline)
+from pyhudi.timeline.clean_metadata import CleanMetadata
+from pyhudi.timeline.restore import RestoreMetadata
+from pyhudi.timeline.rollback import RollbackMetadata
 
 # Services that delete files while pending: a listing taken meanwhile may hold files about to vanish.
 _DELETING_SERVICES = (CLEAN, ROLLBACK, RESTORE)
@@ -173,11 +176,13 @@ def _service_partitions(storage: Storage, path: str, instant: Instant) -> set[st
     record = next(avro_records(data))
     if instant.action == RESTORE:
         out: set[str] = set()
-        for rollbacks in (record.get("hoodieRestoreMetadata") or {}).values():
-            for meta in rollbacks or []:
-                out.update((meta or {}).get("partitionMetadata") or {})
+        for rollbacks in RestoreMetadata.from_avro(record).rollbacks.values():
+            for meta in rollbacks or ():
+                out.update(meta.partition_metadata if meta is not None else ())
         return out
-    return set(record.get("partitionMetadata") or {})
+    if instant.action == CLEAN:
+        return set(CleanMetadata.from_avro(record).partition_metadata)
+    return set(RollbackMetadata.from_avro(record).partition_metadata)
 
 
 def avro_records(data: bytes) -> Iterator[dict[str, Any]]:

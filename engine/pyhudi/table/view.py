@@ -15,6 +15,8 @@ from pyhudi.file_group.model import BaseFile, FileGroup, FileSlice, LogFile
 from pyhudi.file_group.naming import parse_base_file_name, parse_log_file_name
 from pyhudi.table.listing import avro_records, table_listing
 from pyhudi.timeline import CLUSTERING, COMPACTION, REPLACE_COMMIT, WRITE_ACTIONS, Instant, State, Timeline
+from pyhudi.timeline.clustering_plan import RequestedReplaceMetadata
+from pyhudi.timeline.compaction_plan import CompactionPlan
 
 if TYPE_CHECKING:
     from pyhudi.table import HudiTable
@@ -166,8 +168,8 @@ class FileSystemView:
             if not data:
                 continue
             for plan in avro_records(data):
-                for op in plan.get("operations") or []:
-                    groups[(op.get("partitionPath") or "", op["fileId"])] = instant_time
+                for op in CompactionPlan.from_avro(plan).operations:
+                    groups[(op.partition_path, op.file_id)] = instant_time
         return groups
 
     @cached_property
@@ -179,9 +181,10 @@ class FileSystemView:
             name = self.timeline.path_of(instant.with_state(State.REQUESTED))
             data = self.table.storage.read_bytes(name) if self.table.storage.exists(name) else b""
             for record in (avro_records(data) if data else ()):
-                for group in ((record.get("clusteringPlan") or {}).get("inputGroups") or ()):
-                    for slice_info in group.get("slices") or ():
-                        groups[(slice_info.get("partitionPath") or "", slice_info["fileId"])] = instant.time
+                plan = RequestedReplaceMetadata.from_avro(record).clustering_plan
+                for group in (plan.input_groups or ()) if plan is not None else ():
+                    for slice_info in group.slices or ():
+                        groups[(slice_info.partition_path or "", slice_info.file_id or "")] = instant.time
         return groups
 
     @property

@@ -9,7 +9,10 @@ makes a commit visible to readers.
 One module per concern: instant (names, states, layout-1 file names), layout (where a layout keeps instants and
 how it names them), instant_time (new and parsed instant times, the
 timeline zone), commit_metadata (the commit JSON and its process cache), active (the Timeline snapshot) and
-transitions (the writer's state changes). Import from `pyhudi.timeline`; the names below are its API.
+transitions (the writer's state changes). The table services' instant files as typed values, each the one owner of
+its Avro field names: clean_plan, clean_metadata, rollback, restore, savepoint_metadata, compaction_plan,
+clustering_plan (on avro_record: the schemas and the AvroRecord base). Import from `pyhudi.timeline`; the names
+below are its API (the typed service records from their modules).
 """
 
 from __future__ import annotations

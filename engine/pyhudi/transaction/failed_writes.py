@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from pyhudi import config as C
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline.clustering_plan import RequestedReplaceMetadata
 from pyhudi.commit.markers import delete_markers
 from pyhudi.transaction.heartbeat import delete_heartbeat, is_heartbeat_expired
 from pyhudi.services.rollback import finish_pending_rollbacks, rollback
@@ -77,10 +77,10 @@ def _is_clustering(storage: Storage, instant: Instant) -> bool:
     if not data:
         return False
     try:
-        record = avro.from_bytes(data, name)
+        record = RequestedReplaceMetadata.from_bytes(data, name)
     except Exception:  # noqa: BLE001
         return False
-    return record.get("operationType") == "CLUSTER" or bool(record.get("clusteringPlan"))
+    return record.is_clustering
 
 
 def _delete_stale_markers(storage: Storage, timeline: Timeline) -> None:

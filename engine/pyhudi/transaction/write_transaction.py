@@ -151,5 +151,5 @@ class WriteTransaction:
         return self.storage.exists(f".hoodie/{instant.time}.compaction.requested")
 
     def _compaction_file_ids(self, instant_time: str) -> set[str]:
-        from pyhudi.commit.compaction_plan import read_compaction_plan
+        from pyhudi.timeline.compaction_plan import read_compaction_plan
         return {op.file_id for op in read_compaction_plan(self.storage, instant_time).operations}

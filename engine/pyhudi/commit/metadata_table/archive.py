@@ -51,7 +51,8 @@ def _bounds(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline, commi
     compactions = [i.time for i in commits if i.action == COMMIT]
     since = [i.time for i in commits if i.action == DELTA_COMMIT and (not compactions or i.time > compactions[-1])]
     bounds += since[:1]
-    retained = (last_clean_metadata(mdt, mdt_timeline) or {}).get("earliestCommitToRetain")
+    last_clean = last_clean_metadata(mdt, mdt_timeline)
+    retained = last_clean.earliest_commit_to_retain if last_clean is not None else None
     if retained:
         bounds.append(retained)
     return bounds

@@ -12,10 +12,11 @@ HoodieTableMetadataUtil.convertMetadataToFilesPartitionRecords and its clean/rol
 from __future__ import annotations
 
 import posixpath
-from typing import Any
 
 from pyhudi.commit.metadata_table.records import ALL_PARTITIONS_KEY, FileEntry, FilesRecord, partition_key
 from pyhudi.timeline import CommitMetadata
+from pyhudi.timeline.clean_metadata import CleanMetadata
+from pyhudi.timeline.rollback import RollbackMetadata
 
 
 def _record(records: dict[str, FilesRecord], partition: str) -> FilesRecord:
@@ -51,25 +52,25 @@ def commit_records(metadata: CommitMetadata) -> dict[str, FilesRecord]:
     return records
 
 
-def clean_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
+def clean_records(metadata: CleanMetadata) -> dict[str, FilesRecord]:
     """The records of a clean (HoodieCleanMetadata: partitionMetadata[p].successDeleteFiles, isPartitionDeleted)."""
     records: dict[str, FilesRecord] = {}
     deleted_partitions = []
-    for partition, entry in (metadata.get("partitionMetadata") or {}).items():
-        for name in entry.get("successDeleteFiles") or []:
+    for partition, entry in metadata.partition_metadata.items():
+        for name in entry.success_delete_files or []:
             _add(records, partition, posixpath.basename(name), FileEntry(0, True))
-        if entry.get("isPartitionDeleted"):
+        if entry.is_partition_deleted:
             deleted_partitions.append(partition)
     _partitions(records, sorted(deleted_partitions), deleted=True)
     return records
 
 
-def rollback_records(metadata: dict[str, Any]) -> dict[str, FilesRecord]:
+def rollback_records(metadata: RollbackMetadata) -> dict[str, FilesRecord]:
     """The records of a rollback (HoodieRollbackMetadata: successDeleteFiles, rollbackLogFiles sizes)."""
     records: dict[str, FilesRecord] = {}
-    for partition, entry in (metadata.get("partitionMetadata") or {}).items():
-        for path in entry.get("successDeleteFiles") or []:
+    for partition, entry in metadata.partition_metadata.items():
+        for path in entry.success_delete_files or []:
             _add(records, partition, posixpath.basename(path), FileEntry(0, True))
-        for path, size in (entry.get("rollbackLogFiles") or {}).items():
+        for path, size in (entry.rollback_log_files or {}).items():
             _add(records, partition, posixpath.basename(path), FileEntry(int(size or 0)))
     return records

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import time
 
-from pyhudi.commit import avro_metadata as avro
-from pyhudi.commit.avro_metadata import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
+from pyhudi.timeline import avro_record as avro
+from pyhudi.timeline.clean_plan import CleanerPlan
 from pyhudi.commit.metadata_table.files_slice import FILE_GROUP, partition_files
 from pyhudi.commit.metadata_table.records import FILES_PARTITION
 from pyhudi.commit.retention import KEEP_LATEST_COMMITS, CleanOptions, earliest_commit_to_retain
@@ -49,7 +49,7 @@ def clean_if_due(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline, 
     files = {FILES_PARTITION: [mdt.uri(f"{FILES_PARTITION}/{name}") for name in doomed]}
     plan = cleaner_plan(retain, KEEP_LATEST_COMMITS, files, [], {})
     requested = create_requested(mdt, new_instant_time(after=after, zone=mdt_timeline.zone), CLEAN,
-                                 avro.to_bytes(CLEANER_PLAN_SCHEMA, plan))
+                                 plan.to_bytes())
     return _execute(mdt, requested, mdt_timeline)
 
 
@@ -74,18 +74,19 @@ def _execute(mdt: Storage, requested: Instant, mdt_timeline: Timeline) -> Instan
     started = time.monotonic()
     source = instant_file(mdt, requested.with_state(State.REQUESTED))
     plan_bytes = mdt.read_bytes(source)
-    plan = avro.from_bytes(plan_bytes, f"{mdt.base_uri}/{source}",
-                           fix="set hoodie.metadata.enable=false to drop the metadata table and let Java rebuild it")
+    plan = CleanerPlan.from_avro(avro.from_bytes(
+        plan_bytes, f"{mdt.base_uri}/{source}",
+        fix="set hoodie.metadata.enable=false to drop the metadata table and let Java rebuild it"))
     inflight = requested if requested.state == State.INFLIGHT else transition_to_inflight(mdt, requested, plan_bytes)
     crash_point("metadata_table.clean.after_inflight")
     deleted: dict[str, list[str]] = {}
-    for partition, files in (plan.get("filePathsToBeDeletedPerPartition") or {}).items():
+    for partition, files in (plan.file_paths or {}).items():
         for info in files:
-            relative = mdt.inside(info["filePath"], source)
+            relative = mdt.inside(info.file_path or "", source)
             if mdt.exists(relative):
                 mdt.delete_file(relative)
             deleted.setdefault(partition, []).append(relative.rsplit("/", 1)[-1])
     last = [i.time for i in mdt_timeline.completed() if i.action != CLEAN and i.time < requested.time]
     metadata = clean_metadata(requested.time, plan, deleted, set(), set(), last[-1] if last else "",
                               int((time.monotonic() - started) * 1000))
-    return complete_instant(mdt, inflight, avro.to_bytes(CLEAN_METADATA_SCHEMA, metadata))
+    return complete_instant(mdt, inflight, metadata.to_bytes())

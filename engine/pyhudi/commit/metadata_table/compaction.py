@@ -6,7 +6,7 @@ reader would merge one more log file per data commit.
 
 from __future__ import annotations
 
-from pyhudi.commit.compaction_plan import (TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, CompactionOperation,
+from pyhudi.timeline.compaction_plan import (TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, CompactionOperation,
                                            CompactionPlan)
 from pyhudi.commit.metadata_table.deltacommit import WRITE_TOKEN
 from pyhudi.commit.metadata_table.files_slice import FILE_GROUP, FilesSlice, read_files_records

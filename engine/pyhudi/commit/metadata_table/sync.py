@@ -31,6 +31,9 @@ from pyhudi.table.properties import HUDI_1X_TABLE_VERSIONS, read_table_propertie
 from pyhudi.testing import crash_point
 from pyhudi.timeline import (CLEAN, CLUSTERING, COMMIT, CommitMetadata, COMPACTION, DELTA_COMMIT, METAFOLDER, REPLACE_COMMIT, RESTORE,
                              ROLLBACK, SAVEPOINT, Instant, State, Timeline, instant_file, new_instant_time)
+from pyhudi.timeline.clean_metadata import CleanMetadata
+from pyhudi.timeline.restore import RestoreMetadata
+from pyhudi.timeline.rollback import RollbackMetadata
 
 
 def metadata_storage(storage: Storage) -> Storage:
@@ -79,21 +82,23 @@ def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, 
 def _rolled_back(instant: Instant, metadata: dict[str, Any]) -> list[str]:
     """The instants a rollback or restore undid: their metadata delta commits go too."""
     if instant.action == ROLLBACK:
-        return list(metadata.get("commitsRollback") or [])
+        return list(RollbackMetadata.from_avro(metadata).commits_rollback or [])
     if instant.action == RESTORE:
-        return list(metadata.get("instantsToRollback") or [])
+        return list(RestoreMetadata.from_avro(metadata).instants_to_rollback or [])
     return []
 
 
 def _records(instant: Instant, metadata: dict[str, Any]) -> dict[str, FilesRecord]:
     if instant.action == CLEAN:
-        return clean_records(metadata)
+        return clean_records(CleanMetadata.from_avro(metadata))
     if instant.action == ROLLBACK:
-        return rollback_records(metadata)
+        return rollback_records(RollbackMetadata.from_avro(metadata))
     if instant.action == RESTORE:   # HoodieRestoreMetadata: the rollback metadata of each instant it undid
         records: dict[str, FilesRecord] = {}
-        for rollbacks in (metadata.get("hoodieRestoreMetadata") or {}).values():
-            for rollback in rollbacks or []:
+        for rollbacks in RestoreMetadata.from_avro(metadata).rollbacks.values():
+            for rollback in rollbacks or ():
+                if rollback is None:
+                    continue
                 for key, record in rollback_records(rollback).items():
                     records.setdefault(key, FilesRecord(key)).merge(record)
         return records

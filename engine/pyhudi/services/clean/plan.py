@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from pyhudi.commit.compaction_plan import read_compaction_plan
+from pyhudi.timeline.compaction_plan import read_compaction_plan
 from pyhudi.commit.retention import (COMMITS_AND_COMPACTION, KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS,
                                       KEEP_LATEST_FILE_VERSIONS, CleanOptions, earliest_commit_to_retain)
 from pyhudi.commit.timeline_metadata import (cleaner_plan, last_clean_metadata,  # noqa: F401 - re-exported
@@ -36,12 +36,13 @@ from pyhudi.table import HudiTable
 from pyhudi.table.listing import table_listing
 from pyhudi.table.view import slice_logs_by_completion
 from pyhudi.timeline import COMPACTION, REPLACE_COMMIT, Instant, Timeline
+from pyhudi.timeline.clean_plan import CleanerPlan
 
 SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
 
 
-def plan_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> dict | None:
-    """The HoodieCleanerPlan record of a clean now, or None when no file is due (CleanPlanActionExecutor)."""
+def plan_clean(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> CleanerPlan | None:
+    """The HoodieCleanerPlan of a clean now, or None when no file is due (CleanPlanActionExecutor)."""
     storage = table.storage
     retain = earliest_commit_to_retain(timeline, opts)
     if opts.policy in (KEEP_LATEST_COMMITS, KEEP_LATEST_BY_HOURS) and retain is None:
@@ -76,11 +77,12 @@ def _partitions_to_clean(table: HudiTable, timeline: Timeline, opts: CleanOption
     if opts.policy == KEEP_LATEST_FILE_VERSIONS or not opts.incremental or retain is None:
         return None
     last = last_clean_metadata(table.storage, timeline)
-    previous = (last or {}).get("earliestCommitToRetain") or ""
+    previous = last.earliest_commit_to_retain if last is not None else ""
     writes = timeline.completed_writes()
     if not previous or not writes or previous < writes[0].time:
         return None      # no earlier clean, or its commit was archived: look at everything
-    sp_before = [s for s in ((last.get("extraMetadata") or {}).get(SAVEPOINTED_TIMESTAMPS) or "").split(",") if s]
+    extra = (last.extra_metadata if last is not None else None) or {}
+    sp_before = [s for s in (extra.get(SAVEPOINTED_TIMESTAMPS) or "").split(",") if s]
     if set(sp_before) - set(savepoints):
         return None      # a savepoint was deleted since: its files may now be due anywhere
     partitions: set[str] = set()

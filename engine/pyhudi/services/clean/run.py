@@ -16,9 +16,10 @@ from typing import Iterable, Mapping
 
 from pyhudi import config as C
 from pyhudi.spark import progress
-from pyhudi.commit import avro_metadata as avro
-from pyhudi.commit.avro_metadata import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
+from pyhudi.timeline.avro_record import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA,  # noqa: F401 - re-exported
                                           CLEANER_PLAN_SCHEMA)
+from pyhudi.timeline.clean_metadata import CleanMetadata
+from pyhudi.timeline.clean_plan import CleanerPlan
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import clean_metadata
 from pyhudi.services.clean import background as async_clean
@@ -40,15 +41,14 @@ DRIVER_DELETE_LIMIT = 256     # more files than this are deleted by a Spark job
 
 
 # --- public API ---------------------------------------------------------------------------------------------
-def clean(spark, path, options: dict | None = None, respect_trigger: bool = False) -> dict | None:
+def clean(spark, path, options: dict | None = None, respect_trigger: bool = False) -> CleanMetadata | None:
     """Run Hudi's cleaner on the table at `path` now: finish any pending clean, then plan and run a new one.
 
     An explicit clean plans whatever is due (as an explicit compaction schedule ignores the inline trigger);
     `respect_trigger=True` (the `pyhudi services` loop) plans only when hoodie.clean.max.commits commits
     completed since the last clean, as Hudi's HoodieCleaner.
 
-    Returns the HoodieCleanMetadata of the last clean run (startCleanTime, timeTakenInMillis, totalFilesDeleted,
-    earliestCommitToRetain, partitionMetadata, ...), or None when there was nothing to clean.
+    Returns the HoodieCleanMetadata of the last clean run, or None when there was nothing to clean.
     """
     options = dict(options or {})
     opts = CleanOptions.of({k: v for k, v in options.items() if k not in CLEAN_TRIGGER_KEYS})
@@ -58,7 +58,7 @@ def clean(spark, path, options: dict | None = None, respect_trigger: bool = Fals
     return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None)
 
 
-def clean_after_commit(spark, path, options: Mapping | C.HoodieConfig | None) -> dict | None:
+def clean_after_commit(spark, path, options: Mapping | C.HoodieConfig | None) -> CleanMetadata | None:
     """The cleaner after a successful commit (Hudi's postCommit, ``hoodie.clean.automatic``, default true): does
     nothing unless some file is due. The client runs it as a post-commit hook, before the archiver."""
     opts = CleanOptions.of(C.config_of(options))
@@ -77,14 +77,14 @@ def start_async_clean(spark, path, options: Mapping | C.HoodieConfig | None) -> 
     return True
 
 
-def join_async_clean(path) -> dict | None:
+def join_async_clean(path) -> CleanMetadata | None:
     """Wait for the table's background clean; returns its metadata or raises its error."""
     return async_clean.join(Storage(str(path)).base_uri)
 
 
 # --- the clean ----------------------------------------------------------------------------------------------
 def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions,
-           trigger: Mapping | C.HoodieConfig | None) -> dict | None:
+           trigger: Mapping | C.HoodieConfig | None) -> CleanMetadata | None:
     """Finish pending cleans, then schedule and run one; with `trigger` (options) only when the trigger is due."""
     result = None
     for pending in timeline.pending([CLEAN]):      # Hudi re-executes plans of interrupted cleans first
@@ -104,12 +104,12 @@ def _schedule(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> str |
     if plan is None:
         return None
     t = timeline.new_instant_time()
-    ServiceInstantCommit.begin_plan(table.storage, t, CLEAN, CLEANER_PLAN_SCHEMA, plan)
+    ServiceInstantCommit.begin_plan(table.storage, t, CLEAN, CLEANER_PLAN_SCHEMA, plan.to_avro())
     return t
 
 
 # --- execution ----------------------------------------------------------------------------------------------
-def _execute(spark, table: HudiTable, instant: Instant) -> dict:
+def _execute(spark, table: HudiTable, instant: Instant) -> CleanMetadata:
     """CleanActionExecutor: requested -> inflight (same plan), delete the files, then `<t>.clean`."""
     storage = table.storage
     started = time.monotonic()
@@ -117,9 +117,9 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
     commit = ServiceInstantCommit.resume(storage, instant)
     source = instant_file(storage, commit.requested)
     plan_bytes = storage.read_bytes(source)
-    plan = avro.from_bytes(plan_bytes, f"{storage.base_uri}/{source}")
+    plan = CleanerPlan.from_bytes(plan_bytes, f"{storage.base_uri}/{source}")
     per_partition = _planned_files(storage, plan, source)      # checked before anything changes
-    emptied = [storage.inside(p, source, allow_base=True) for p in plan.get("partitionsToBeDeleted") or []]
+    emptied = [storage.inside(p, source, allow_base=True) for p in plan.partitions_to_delete or []]
     commit.start_with(plan_bytes)                               # Hudi's clean inflight holds the same plan
     crash_point("clean.after_inflight")
     paths = [partition_file(p, name) for p, names in per_partition.items() for name in names]
@@ -132,26 +132,25 @@ def _execute(spark, table: HudiTable, instant: Instant) -> dict:
                               int((time.monotonic() - started) * 1000))
     crash_point("clean.before_complete")
     try:
-        commit.complete_with(CLEAN_METADATA_SCHEMA, metadata)
+        commit.complete_with(CLEAN_METADATA_SCHEMA, metadata.to_avro())
     except TimelineError:
         # Two writers' post-commit cleans re-executed the same pending plan (idempotent deletes) and the other
         # completed it first: the clean is done, which is all this writer needed.
         if not storage.exists(instant_file(storage, commit.requested.with_state(State.COMPLETED))):
             raise
     progress.log_commit("clean", storage.base_uri, t, started,
-                        extra=f"{metadata['totalFilesDeleted']} files deleted, {len(failed)} failed")
+                        extra=f"{metadata.total_files_deleted} files deleted, {len(failed)} failed")
     return metadata
 
 
-def _planned_files(storage: Storage, plan: dict, source: str) -> dict[str, list[str]]:
+def _planned_files(storage: Storage, plan: CleanerPlan, source: str) -> dict[str, list[str]]:
     """partition -> names of the data files the plan deletes; every path checked to be a data file inside the
     table (CorruptFileError naming the plan otherwise)."""
     per_partition: dict[str, list[str]] = {}
-    entries = [(p, f.get("filePath")) for p, files in (plan.get("filePathsToBeDeletedPerPartition") or {}).items()
-               for f in files if f.get("filePath")]
+    entries = [(p, f.file_path) for p, files in (plan.file_paths or {}).items() for f in files if f.file_path]
     if not entries:                                  # version-1 plans: file names per partition
         entries = [(p, partition_file(p, posixpath.basename(n)))
-                   for p, names in (plan.get("filesToBeDeletedPerPartition") or {}).items() for n in names]
+                   for p, names in (plan.files or {}).items() for n in names]
     for partition, path in entries:
         partition = storage.inside(partition, source, allow_base=True) if partition else ""
         relative = storage.inside(path, source)

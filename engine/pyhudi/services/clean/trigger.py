@@ -30,7 +30,7 @@ def commits_since_last_clean(timeline: Timeline) -> int:
     """Completed commits after the last clean's lastCompletedCommitTimestamp (all of them without a clean)."""
     writes = timeline.completed_writes()
     last = last_clean_metadata(timeline.storage, timeline)
-    since = (last or {}).get("lastCompletedCommitTimestamp") or ""
+    since = last.last_completed_commit if last is not None else ""
     if last is None:
         return len(writes)
     return sum(1 for i in writes if i.time > since)

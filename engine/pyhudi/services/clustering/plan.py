@@ -10,14 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from pyhudi.commit import avro_metadata as avro
+from pyhudi.timeline import clustering_plan as records
+from pyhudi.timeline.clustering_plan import CLUSTER_OPERATION  # noqa: F401 - re-exported
 from pyhudi import config as C
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.timeline import CLUSTERING, REPLACE_COMMIT, Instant, State, Timeline, instant_file, timeline_layout
 
-_NS = "org.apache.hudi.avro.model"
-CLUSTER_OPERATION = "CLUSTER"          # WriteOperationType.CLUSTER
 PLAN_VERSION = 1                       # ClusteringPlanStrategy.CLUSTERING_PLAN_VERSION_1
 
 # --- Hudi's keys (HoodieClusteringConfig), declared once in config/clustering.py ---------------------------------
@@ -56,58 +55,6 @@ LAYOUT_STRATEGIES = ("linear", "z-order", "hilbert")
 TOTAL_IO_READ_MB, TOTAL_IO_WRITE_MB, TOTAL_IO_MB = "TOTAL_IO_READ_MB", "TOTAL_IO_WRITE_MB", "TOTAL_IO_MB"
 TOTAL_LOG_FILES_SIZE, TOTAL_LOG_FILES = "TOTAL_LOG_FILES_SIZE", "TOTAL_LOG_FILES"
 
-# --- Avro schemas (hudi-common/src/main/avro, 0.14/0.15) ----------------------------------------------------
-_STRING_MAP = ["null", {"type": "map", "values": "string"}]
-SLICE_INFO_SCHEMA = {
-    "type": "record", "name": "HoodieSliceInfo", "namespace": _NS,
-    "fields": [
-        {"name": "dataFilePath", "type": ["null", "string"], "default": None},
-        {"name": "deltaFilePaths", "type": ["null", {"type": "array", "items": "string"}], "default": None},
-        {"name": "fileId", "type": ["null", "string"]},
-        {"name": "partitionPath", "type": ["null", "string"], "default": None},
-        {"name": "bootstrapFilePath", "type": ["null", "string"], "default": None},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-    ],
-}
-CLUSTERING_GROUP_SCHEMA = {
-    "type": "record", "name": "HoodieClusteringGroup", "namespace": _NS,
-    "fields": [
-        {"name": "slices", "type": ["null", {"type": "array", "items": SLICE_INFO_SCHEMA}], "default": None},
-        {"name": "metrics", "type": ["null", {"type": "map", "values": "double"}], "default": None},
-        {"name": "numOutputFileGroups", "type": ["int", "null"], "default": 1},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-    ],
-}
-CLUSTERING_STRATEGY_SCHEMA = {
-    "type": "record", "name": "HoodieClusteringStrategy", "namespace": _NS,
-    "fields": [
-        {"name": "strategyClassName", "type": ["null", "string"], "default": None},
-        {"name": "strategyParams", "type": _STRING_MAP, "default": None},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-    ],
-}
-CLUSTERING_PLAN_SCHEMA = {
-    "type": "record", "name": "HoodieClusteringPlan", "namespace": _NS,
-    "fields": [
-        {"name": "inputGroups", "type": ["null", {"type": "array", "items": CLUSTERING_GROUP_SCHEMA}],
-         "default": None},
-        {"name": "strategy", "type": ["null", CLUSTERING_STRATEGY_SCHEMA], "default": None},
-        {"name": "extraMetadata", "type": _STRING_MAP, "default": None},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-        {"name": "preserveHoodieMetadata", "type": ["null", "boolean"], "default": None},
-    ],
-}
-REQUESTED_REPLACE_METADATA_SCHEMA = {
-    "type": "record", "name": "HoodieRequestedReplaceMetadata", "namespace": _NS,
-    "fields": [
-        {"name": "operationType", "type": ["null", "string"], "default": None},
-        {"name": "clusteringPlan", "type": ["null", CLUSTERING_PLAN_SCHEMA], "default": None},
-        {"name": "extraMetadata", "type": _STRING_MAP, "default": None},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-    ],
-}
-
-
 # --- the plan --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SliceInfo:
@@ -121,16 +68,15 @@ class SliceInfo:
     def relative(self, name: str) -> str:
         return f"{self.partition_path}/{name}" if self.partition_path else name
 
-    def to_avro(self, storage: Storage) -> dict:
+    def to_record(self, storage: Storage) -> records.SliceInfo:
         # Hudi stores full paths (BaseFile.getPath / HoodieLogFile.getPath) and "" for a slice without a base file.
-        return {"dataFilePath": storage.uri(self.relative(self.data_file)) if self.data_file else "",
-                "deltaFilePaths": [storage.uri(self.relative(n)) for n in self.delta_files],
-                "fileId": self.file_id, "partitionPath": self.partition_path, "bootstrapFilePath": None,
-                "version": 1}
+        return records.SliceInfo(storage.uri(self.relative(self.data_file)) if self.data_file else "",
+                                 [storage.uri(self.relative(n)) for n in self.delta_files], self.file_id,
+                                 self.partition_path, None, 1)
 
     @classmethod
-    def from_avro(cls, record: dict, storage: Storage, source: str) -> "SliceInfo":
-        partition = record.get("partitionPath") or ""
+    def of_record(cls, record: records.SliceInfo, storage: Storage, source: str) -> "SliceInfo":
+        partition = record.partition_path or ""
         if partition:
             storage.inside(partition, source)
 
@@ -139,9 +85,12 @@ class SliceInfo:
                                       source)
             return relative.rsplit("/", 1)[-1]
 
-        data = record.get("dataFilePath") or ""
-        return cls(partition, record["fileId"], name(data) if data else None,
-                   tuple(name(p) for p in record.get("deltaFilePaths") or []))
+        data = record.data_file_path or ""
+        if record.file_id is None:
+            raise TimelineError(f"{source} names a file slice without a file id; the clustering plan is corrupt: "
+                                "remove the pending clustering and schedule again")
+        return cls(partition, record.file_id, name(data) if data else None,
+                   tuple(name(p) for p in record.delta_file_paths or []))
 
 
 @dataclass
@@ -185,26 +134,23 @@ class ClusteringPlan:
     def to_bytes(self, storage: Storage) -> bytes:
         """HoodieRequestedReplaceMetadata (operationType CLUSTER) as an Avro data file, as Hudi's
         TimelineMetadataUtils.serializeRequestedReplaceMetadata writes `<t>.replacecommit.requested`."""
-        plan = {"inputGroups": [{"slices": [s.to_avro(storage) for s in g.slices], "metrics": dict(g.metrics),
-                                 "numOutputFileGroups": g.num_output_file_groups, "version": 1}
-                                for g in self.groups],
-                "strategy": {"strategyClassName": self.strategy_class, "strategyParams": dict(self.strategy_params),
-                             "version": 1},
-                "extraMetadata": dict(self.extra_metadata), "version": self.version,
-                "preserveHoodieMetadata": self.preserve_metadata}
-        record = {"operationType": CLUSTER_OPERATION, "clusteringPlan": plan, "extraMetadata": {}, "version": 1}
-        return avro.to_bytes(REQUESTED_REPLACE_METADATA_SCHEMA, record)
+        groups = tuple(records.ClusteringGroup(tuple(s.to_record(storage) for s in g.slices), dict(g.metrics),
+                                               g.num_output_file_groups, 1) for g in self.groups)
+        plan = records.ClusteringPlan(groups, records.ClusteringStrategy(self.strategy_class,
+                                                                         dict(self.strategy_params), 1),
+                                      dict(self.extra_metadata), self.version, self.preserve_metadata)
+        return records.RequestedReplaceMetadata(CLUSTER_OPERATION, plan, {}, 1).to_bytes()
 
     @classmethod
-    def from_record(cls, record: dict, storage: Storage, source: str) -> "ClusteringPlan":
-        plan = record.get("clusteringPlan") or {}
-        strategy = plan.get("strategy") or {}
-        groups = [ClusteringGroup([SliceInfo.from_avro(s, storage, source) for s in g.get("slices") or []],
-                                  int(g.get("numOutputFileGroups") or 1), dict(g.get("metrics") or {}))
-                  for g in plan.get("inputGroups") or []]
-        return cls(groups, strategy.get("strategyClassName") or SORT_AND_SIZE_EXECUTION,
-                   dict(strategy.get("strategyParams") or {}), dict(plan.get("extraMetadata") or {}),
-                   plan.get("preserveHoodieMetadata") is not False, int(plan.get("version") or 1))
+    def from_record(cls, record: records.RequestedReplaceMetadata, storage: Storage, source: str) -> "ClusteringPlan":
+        plan = record.clustering_plan or records.ClusteringPlan()
+        strategy = plan.strategy or records.ClusteringStrategy()
+        groups = [ClusteringGroup([SliceInfo.of_record(s, storage, source) for s in g.slices or ()],
+                                  int(g.num_output_file_groups or 1), dict(g.metrics or {}))
+                  for g in plan.input_groups or ()]
+        return cls(groups, strategy.class_name or SORT_AND_SIZE_EXECUTION, dict(strategy.params or {}),
+                   dict(plan.extra_metadata or {}), plan.preserve_hoodie_metadata is not False,
+                   int(plan.version or 1))
 
 
 def clustering_action(storage: Storage) -> str:
@@ -223,7 +169,7 @@ def requested_file(storage: Storage, instant_time: str) -> str:
     return instant_file(storage, Instant(instant_time, REPLACE_COMMIT, State.REQUESTED))
 
 
-def read_requested_record(storage: Storage, instant_time: str) -> dict | None:
+def read_requested_record(storage: Storage, instant_time: str) -> records.RequestedReplaceMetadata | None:
     """The HoodieRequestedReplaceMetadata of replacecommit `instant_time`; None when the requested file is gone
     (archived) or empty (pyhudi's insert_overwrite/delete_partition write an empty one)."""
     name = requested_file(storage, instant_time)
@@ -232,15 +178,16 @@ def read_requested_record(storage: Storage, instant_time: str) -> dict | None:
     data = storage.read_bytes(name)
     if not data:
         return None
-    return avro.from_bytes(data, f"{storage.base_uri}/{name}", "remove the pending clustering (delete the "
-                           "replacecommit's requested file) and schedule again")
+    return records.RequestedReplaceMetadata.from_bytes(
+        data, f"{storage.base_uri}/{name}", "remove the pending clustering (delete the replacecommit's requested "
+        "file) and schedule again")
 
 
 def read_clustering_plan(storage: Storage, instant_time: str) -> ClusteringPlan | None:
     """The clustering plan of replacecommit `instant_time`, or None when that replacecommit is not a clustering
     (ClusteringUtils.getClusteringPlan)."""
     record = read_requested_record(storage, instant_time)
-    if record is None or record.get("operationType") != CLUSTER_OPERATION and not record.get("clusteringPlan"):
+    if record is None or not record.is_clustering:
         return None
     return ClusteringPlan.from_record(record, storage, f"{storage.base_uri}/{requested_file(storage, instant_time)}")
 
@@ -252,8 +199,7 @@ def clustering_instants(storage: Storage, timeline: Timeline) -> list[Instant]:
     for instant in timeline.instants:
         if instant.action in (REPLACE_COMMIT, CLUSTERING):
             record = read_requested_record(storage, instant.time)
-            if record is not None and (record.get("operationType") == CLUSTER_OPERATION
-                                       or record.get("clusteringPlan")):
+            if record is not None and record.is_clustering:
                 out.append(instant)
     return out
 

@@ -1,6 +1,6 @@
 """Compaction plans: the options that shape a plan (strategy, IO budget, log thresholds; keys declared in
 config/compaction.py) and the plan generator (latest file slices with log files, outside pending compactions, ordered and
-bounded by the compaction strategy). The plan record and its reader: commit/compaction_plan.py."""
+bounded by the compaction strategy). The plan record and its reader: timeline/compaction_plan.py."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pyhudi import config as C
 from pyhudi.errors import ConfigError
 from pyhudi.file_group.base_file import BloomSettings
 from pyhudi.file_group.model import FileSlice, LogFile
-from pyhudi.commit.avro_metadata import COMPACTION_PLAN_SCHEMA  # noqa: F401 - re-exported
-from pyhudi.commit.compaction_plan import (PLAN_VERSION, TOTAL_IO_MB, TOTAL_IO_READ_MB,  # noqa: F401 - re-exported
+from pyhudi.timeline.avro_record import COMPACTION_PLAN_SCHEMA  # noqa: F401 - re-exported
+from pyhudi.timeline.compaction_plan import (PLAN_VERSION, TOTAL_IO_MB, TOTAL_IO_READ_MB,  # noqa: F401 - re-exported
                                             TOTAL_IO_WRITE_MB, TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE,
                                             CompactionOperation, CompactionPlan, read_compaction_plan)
 from pyhudi.table import HudiTable

@@ -42,7 +42,7 @@ from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.commit.run import run_instant
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError
-from pyhudi.commit.compaction_plan import CompactionOperation, CompactionPlan, read_compaction_plan
+from pyhudi.timeline.compaction_plan import CompactionOperation, CompactionPlan, read_compaction_plan
 from pyhudi.services.compaction.plan import (COMPACTION_PLAN_SCHEMA, CompactionOptions, generate_plan,
                                              order_and_filter)
 from pyhudi.services.compaction.tasks import CompactContext, compaction_stat, operations_frame

@@ -1,16 +1,20 @@
 """Avro timeline metadata of Hudi's table services (hudi-common/src/main/avro, Hudi 0.14/0.15).
 
-Clean, savepoint, rollback and restore instants hold one Avro record in an Avro data file (container), as Hudi's
-TimelineMetadataUtils.serializeAvroMetadata writes them; fastavro writes and reads the same bytes. Shared by the
-actions that write these instants and those that read them (cleaner, archiver, rollback, restore, savepoint), so
-no action imports another for a schema.
+Clean, savepoint, rollback and restore instants (and compaction plans) hold one Avro record in an Avro data file
+(container), as Hudi's TimelineMetadataUtils.serializeAvroMetadata writes them; fastavro writes and reads the same
+bytes. Here in the timeline layer so that the typed instant metadata (timeline/clean_plan.py, rollback.py, ...)
+and every action that writes or reads these instants share one schema.
 """
 
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, TypeVar
 
 from pyhudi.errors import CorruptFileError
+
+R = TypeVar("R", bound="AvroRecord")
 
 _NS = "org.apache.hudi.avro.model"
 
@@ -43,7 +47,7 @@ _ROLLBACK_PARTITION = {
 }
 
 
-def _rollback_metadata_schema(instant_info) -> dict:
+def _rollback_metadata_schema(instant_info: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "record", "name": "HoodieRollbackMetadata", "namespace": _NS,
         "fields": [
@@ -180,7 +184,7 @@ COMPACTION_PLAN_SCHEMA = {
 }
 
 
-def to_bytes(schema: dict, record: dict) -> bytes:
+def to_bytes(schema: dict[str, Any], record: Mapping[str, Any]) -> bytes:
     """One record as an Avro data file (what Hudi stores in the instant file)."""
     import fastavro
 
@@ -189,7 +193,7 @@ def to_bytes(schema: dict, record: dict) -> bytes:
     return out.getvalue()
 
 
-def from_bytes(data: bytes, where: str, fix: str = "restore it from a backup or delete the instant") -> dict:
+def from_bytes(data: bytes, where: str, fix: str = "restore it from a backup or delete the instant") -> dict[str, Any]:
     """The single record of an Avro instant file; CorruptFileError naming `where` and the `fix` otherwise."""
     import fastavro
 
@@ -199,4 +203,45 @@ def from_bytes(data: bytes, where: str, fix: str = "restore it from a backup or 
         raise CorruptFileError(f"{where} is not an Avro instant file ({exc}); {fix}") from None
     if len(records) != 1:
         raise CorruptFileError(f"{where} holds {len(records)} records, expected 1; {fix}")
+    if not isinstance(records[0], dict):
+        raise CorruptFileError(f"{where} holds an Avro {type(records[0]).__name__}, not a record; {fix}")
     return records[0]
+
+
+@dataclass(frozen=True)
+class AvroRecord:
+    """Base of the typed instant records (clean, rollback, savepoint, compaction and clustering plans): FIELDS maps
+    each snake_case attribute to its field of Hudi's Avro schema, in schema order. A parsed record keeps the fields
+    it has that are not modelled (`rest`, e.g. a newer Hudi's) and its field order (`keys`), so to_avro gives back
+    the record it was read from (archival copies these records into its entries). Subclasses convert their nested
+    records in _decode / _encode."""
+
+    FIELDS: ClassVar[Mapping[str, str]] = {}
+    rest: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False, kw_only=True)
+    keys: tuple[str, ...] | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+    @classmethod
+    def from_avro(cls: type[R], record: Mapping[str, Any]) -> R:
+        names = {key: attr for attr, key in cls.FIELDS.items()}
+        known = {names[k]: cls._decode(names[k], v) for k, v in record.items() if k in names}
+        return cls(**known, rest={k: v for k, v in record.items() if k not in names}, keys=tuple(record))
+
+    def to_avro(self) -> dict[str, Any]:
+        """The Avro record (a dict fastavro writes): a parsed one's fields in their order, a new one's in schema
+        order followed by `rest`."""
+        values = {key: self._encode(attr, getattr(self, attr)) for attr, key in self.FIELDS.items()}
+        if self.keys is not None:
+            return {k: values[k] if k in values else self.rest[k] for k in self.keys}
+        return {**values, **self.rest}
+
+    @classmethod
+    def _decode(cls, attr: str, value: Any) -> Any:
+        return value
+
+    def _encode(self, attr: str, value: Any) -> Any:
+        return value
+
+
+def encode_optional(value: AvroRecord | None) -> dict[str, Any] | None:
+    """A nested optional record's Avro value."""
+    return value.to_avro() if value is not None else None
