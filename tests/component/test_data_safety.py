@@ -222,7 +222,7 @@ def test_rollback_of_a_writer_that_lost_a_log_files_create_leaves_the_winners_fi
     create_marker(table.storage, loser.time, f"p1/{log.name}", "APPEND")
     before = _hashes(path / "p1")
     plan = plan_rollback(table, loser)
-    assert all(not r["filesToBeDeleted"] and not r["logBlocksToBeDeleted"] for r in plan["RollbackRequests"])
+    assert all(not r.files_to_delete and not r.log_blocks_to_delete for r in plan.requests or ())
     pyhudi.write(_df(spark, [(3, "c", 3, "p1")]), path, opts)   # rolls the loser back first
     assert {k: v for k, v in _hashes(path / "p1").items() if k in before} == before
     assert _ids(spark, path) == [1, 2, 3]
