@@ -173,18 +173,8 @@ def test_two_writers_never_both_publish_one_instant(store_root):
     storage = Storage(f"{store_root}/race")
     for round_ in range(10):
         name = f".hoodie/timeline/2026112912{round_:05d}_2026112912{round_:05d}.commit"
-        barrier, won = threading.Barrier(6), []
-
-        def publish(writer: int, name=name, barrier=barrier, won=won) -> None:
-            barrier.wait()
-            if storage.create_if_absent(name, f"writer {writer}".encode()):
-                won.append(writer)
-
-        threads = [threading.Thread(target=publish, args=(w,)) for w in range(6)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        won = _at_once([lambda w=w, name=name: storage.create_if_absent(name, f"writer {w}".encode())
+                        for w in range(6)])
         assert len(won) == 1, f"round {round_}: {len(won)} writers published {name}"
         assert storage.read_text(name) == f"writer {won[0]}"
 
@@ -197,44 +187,43 @@ def test_two_writers_never_both_create_one_log_file(store_root):
     from pyhudi.storage import Storage
 
     storage = Storage(f"{store_root}/logs")
+
+    def create(writer: int, relative: str) -> bool:
+        try:
+            block = rollback_command_block(f"2026112900000{writer}000", "20261129000000000")
+            write_log_file(storage.fs, storage.full(relative), [block])
+            return True
+        except LogFileExistsError:
+            return False
+
     for round_ in range(5):
         relative = f"p1/.f{round_}-0000_20261129000000000.log.1_0-1-0"
-        barrier, won, lost = threading.Barrier(4), [], []
-
-        def create(writer: int, relative=relative, barrier=barrier, won=won, lost=lost) -> None:
-            block = rollback_command_block(f"2026112900000{writer}000", "20261129000000000")
-            barrier.wait()
-            try:
-                write_log_file(storage.fs, storage.full(relative), [block])
-                won.append(writer)
-            except LogFileExistsError:
-                lost.append(writer)
-
-        threads = [threading.Thread(target=create, args=(w,)) for w in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert len(won) == 1 and len(lost) == 3, (round_, won, lost)
+        won = _at_once([lambda w=w, relative=relative: create(w, relative) for w in range(4)])
+        assert len(won) == 1, (round_, won)
         (block,) = read_log_file(storage.fs, storage.full(relative), decode=False)
         assert block.instant_time == f"2026112900000{won[0]}000"
 
 
-def _take_at_once(locks) -> list:
-    """The locks whose try_lock succeeded, each tried by its own thread at the same moment."""
-    barrier, held = threading.Barrier(len(locks)), []
+def _at_once(calls) -> list[int]:
+    """The indexes of the `calls` that returned true, each called by its own thread at the same moment."""
+    barrier, succeeded = threading.Barrier(len(calls)), []
 
-    def take(lock) -> None:
+    def run(index: int) -> None:
         barrier.wait()
-        if lock.try_lock():
-            held.append(lock)
+        if calls[index]():
+            succeeded.append(index)
 
-    threads = [threading.Thread(target=take, args=(lock,)) for lock in locks]
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return held
+    return succeeded
+
+
+def _take_at_once(locks) -> list:
+    """The locks whose try_lock succeeded, each tried by its own thread at the same moment."""
+    return [locks[i] for i in _at_once([lock.try_lock for lock in locks])]
 
 
 def test_table_lock_is_held_by_one_writer_on_an_object_store(store_root):
