@@ -63,7 +63,8 @@ class InstantCommit:
         return self.storage.exists(instant_file(self.storage, self.requested.with_state(State.COMPLETED)))
 
     def reconcile(self, metadata: CommitMetadata) -> list[str]:
-        """Delete every marked file the write stats do not list; returns their paths."""
+        """Delete every marked file the write stats do not list, but another writer's log file (markers.own_files);
+        returns their paths."""
         listed = metadata.paths
         stray = own_files(self.storage, self.instant_time,
                           [path for path in marked_files(self.storage, self.instant_time) if path not in listed])
