@@ -7,6 +7,8 @@
 
 * **reconcile**: every file under this instant's markers that the write stats do not list is deleted before the
   instant completes: files of failed, retried or speculative task attempts (Hudi's reconcileAgainstMarkers).
+  Neither it nor abort deletes a marked log file that holds another instant's blocks: two writers of one slice
+  can name the same log file, and the one that lost its create rolled over (markers.own_files).
 * **complete**: the completed instant is created last, atomically (create-if-absent). From then on the instant
   is published: only a rollback or restore instant may undo it.
 * **abort**: deletes the files the markers name, the markers and the pending instant files; it does nothing once
