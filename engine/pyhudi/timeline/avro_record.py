@@ -193,7 +193,10 @@ def to_bytes(schema: dict[str, Any], record: Mapping[str, Any]) -> bytes:
     return out.getvalue()
 
 
-def from_bytes(data: bytes, where: str, fix: str = "restore it from a backup or delete the instant") -> dict[str, Any]:
+DEFAULT_FIX = "restore it from a backup or delete the instant"
+
+
+def from_bytes(data: bytes, where: str, fix: str = DEFAULT_FIX) -> dict[str, Any]:
     """The single record of an Avro instant file; CorruptFileError naming `where` and the `fix` otherwise."""
     import fastavro
 
@@ -217,6 +220,7 @@ class AvroRecord:
     records in _decode / _encode."""
 
     FIELDS: ClassVar[Mapping[str, str]] = {}
+    SCHEMA: ClassVar[dict[str, Any]] = {}   # the Avro schema of a record stored as an instant file of its own
     rest: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False, kw_only=True)
     keys: tuple[str, ...] | None = field(default=None, compare=False, repr=False, kw_only=True)
 
@@ -233,6 +237,15 @@ class AvroRecord:
         if self.keys is not None:
             return {k: values[k] if k in values else self.rest[k] for k in self.keys}
         return {**values, **self.rest}
+
+    @classmethod
+    def from_bytes(cls: type[R], data: bytes, where: str, fix: str = DEFAULT_FIX) -> R:
+        """The record of an instant file (an Avro data file); CorruptFileError naming `where` and the `fix`."""
+        return cls.from_avro(from_bytes(data, where, fix))
+
+    def to_bytes(self) -> bytes:
+        """The instant file, as Hudi writes it (an Avro data file of SCHEMA)."""
+        return to_bytes(self.SCHEMA, self.to_avro())
 
     @classmethod
     def _decode(cls, attr: str, value: Any) -> Any:

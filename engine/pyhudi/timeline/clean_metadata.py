@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pyhudi.timeline.avro_record import CLEAN_METADATA_SCHEMA, AvroRecord, from_bytes, to_bytes
+from pyhudi.timeline.avro_record import CLEAN_METADATA_SCHEMA, AvroRecord
 
 CLEAN_METADATA_VERSION = 2      # CleanerUtils.LATEST_CLEAN_METADATA_VERSION
 
@@ -45,6 +45,7 @@ class CleanMetadata(AvroRecord):
               "last_completed_commit": "lastCompletedCommitTimestamp", "partition_metadata": "partitionMetadata",
               "version": "version", "bootstrap_partition_metadata": "bootstrapPartitionMetadata",
               "extra_metadata": "extraMetadata"}
+    SCHEMA = CLEAN_METADATA_SCHEMA
     start_clean_time: str = ""
     time_taken_ms: int = 0
     total_files_deleted: int = 0
@@ -66,13 +67,6 @@ class CleanMetadata(AvroRecord):
             return _encode_partitions(value)
         return value
 
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> CleanMetadata:
-        return cls.from_avro(from_bytes(data, where))
-
-    def to_bytes(self) -> bytes:
-        """The completed clean's file (an Avro data file, as Hudi writes it)."""
-        return to_bytes(CLEAN_METADATA_SCHEMA, self.to_avro())
 
     def deleted_files(self) -> dict[str, list[str]]:
         """partition -> names of the files the clean deleted (successDeleteFiles)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pyhudi.timeline.avro_record import CLEANER_PLAN_SCHEMA, AvroRecord, encode_optional, from_bytes, to_bytes
+from pyhudi.timeline.avro_record import CLEANER_PLAN_SCHEMA, AvroRecord, encode_optional
 
 CLEAN_PLAN_VERSION = 2          # CleanPlanner.LATEST_CLEAN_PLAN_VERSION: HoodieCleanFileInfo paths
 
@@ -40,6 +40,7 @@ class CleanerPlan(AvroRecord):
               "files": "filesToBeDeletedPerPartition", "version": "version",
               "file_paths": "filePathsToBeDeletedPerPartition", "partitions_to_delete": "partitionsToBeDeleted",
               "extra_metadata": "extraMetadata"}
+    SCHEMA = CLEANER_PLAN_SCHEMA
     earliest_instant_to_retain: ActionInstant | None = None
     policy: str = ""
     files: Mapping[str, list[str]] | None = None                     # version 1: partition -> file names
@@ -63,13 +64,6 @@ class CleanerPlan(AvroRecord):
             return {p: [f.to_avro() for f in files] for p, files in value.items()}
         return value
 
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> CleanerPlan:
-        return cls.from_avro(from_bytes(data, where))
-
-    def to_bytes(self) -> bytes:
-        """The requested clean's file (an Avro data file, as Hudi writes it)."""
-        return to_bytes(CLEANER_PLAN_SCHEMA, self.to_avro())
 
     @property
     def earliest_commit_to_retain(self) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pyhudi.timeline.avro_record import AvroRecord, encode_optional, from_bytes, to_bytes
+from pyhudi.timeline.avro_record import AvroRecord, encode_optional
 
 _NS = "org.apache.hudi.avro.model"
 CLUSTER_OPERATION = "CLUSTER"          # WriteOperationType.CLUSTER
@@ -149,6 +149,7 @@ class RequestedReplaceMetadata(AvroRecord):
 
     FIELDS = {"operation_type": "operationType", "clustering_plan": "clusteringPlan",
               "extra_metadata": "extraMetadata", "version": "version"}
+    SCHEMA = REQUESTED_REPLACE_METADATA_SCHEMA
     operation_type: str | None = None
     clustering_plan: ClusteringPlan | None = None
     extra_metadata: Mapping[str, str] | None = None
@@ -169,12 +170,3 @@ class RequestedReplaceMetadata(AvroRecord):
     def is_clustering(self) -> bool:
         """A clustering's requested file (ClusteringUtils: operationType CLUSTER, or a plan at all)."""
         return self.operation_type == CLUSTER_OPERATION or self.clustering_plan is not None
-
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str,
-                   fix: str = "restore it from a backup or delete the instant") -> RequestedReplaceMetadata:
-        return cls.from_avro(from_bytes(data, where, fix))
-
-    def to_bytes(self) -> bytes:
-        """The requested file, as Hudi's TimelineMetadataUtils.serializeRequestedReplaceMetadata writes it."""
-        return to_bytes(REQUESTED_REPLACE_METADATA_SCHEMA, self.to_avro())

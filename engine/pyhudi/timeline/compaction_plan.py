@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.timeline.active import instant_file
-from pyhudi.timeline.avro_record import COMPACTION_PLAN_SCHEMA, AvroRecord, from_bytes, to_bytes
+from pyhudi.timeline.avro_record import COMPACTION_PLAN_SCHEMA, AvroRecord, from_bytes
 from pyhudi.timeline.instant import COMPACTION, Instant, State
 
 # Metric names of CompactionStrategy.captureMetrics (FileSliceMetricUtils).
@@ -80,6 +80,7 @@ class CompactionPlan(AvroRecord):
 
     FIELDS = {"operations": "operations", "extra_metadata": "extraMetadata", "version": "version",
               "strategy": "strategy", "preserve_hoodie_metadata": "preserveHoodieMetadata"}
+    SCHEMA = COMPACTION_PLAN_SCHEMA
     operations: tuple[CompactionOperation, ...] = ()
     extra_metadata: Mapping[str, str] | None = None
     version: int | None = PLAN_VERSION
@@ -100,14 +101,11 @@ class CompactionPlan(AvroRecord):
             return [op.to_avro() for op in value]
         return value
 
-    def to_bytes(self) -> bytes:
-        """The plan as Hudi serializes it (TimelineMetadataUtils.serializeCompactionPlan): an Avro data file."""
-        return to_bytes(COMPACTION_PLAN_SCHEMA, self.to_avro())
-
     @classmethod
-    def from_bytes(cls, data: bytes, where: str = "compaction plan") -> CompactionPlan:
-        return cls.from_avro(from_bytes(data, where, "delete the pending compaction instant (unschedule it) and "
-                                        "schedule again"))
+    def from_bytes(cls, data: bytes, where: str = "compaction plan",
+                   fix: str = "delete the pending compaction instant (unschedule it) and schedule again"
+                   ) -> CompactionPlan:
+        return cls.from_avro(from_bytes(data, where, fix))
 
 
 def read_compaction_plan(storage: Storage, instant_time: str) -> CompactionPlan:

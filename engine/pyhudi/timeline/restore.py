@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pyhudi.timeline.avro_record import RESTORE_METADATA, RESTORE_PLAN, AvroRecord, from_bytes, to_bytes
+from pyhudi.timeline.avro_record import RESTORE_METADATA, RESTORE_PLAN, AvroRecord
 from pyhudi.timeline.rollback import InstantInfo, RollbackMetadata
 
 RESTORE_PLAN_VERSION = 2
@@ -20,6 +20,7 @@ class RestorePlan(AvroRecord):
 
     FIELDS = {"instants_to_rollback": "instantsToRollback", "version": "version",
               "savepoint": "savepointToRestoreTimestamp"}
+    SCHEMA = RESTORE_PLAN
     instants_to_rollback: tuple[InstantInfo, ...] = ()
     version: int | None = RESTORE_PLAN_VERSION
     savepoint: str | None = None
@@ -35,13 +36,6 @@ class RestorePlan(AvroRecord):
             return [i.to_avro() for i in value]
         return value
 
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> RestorePlan:
-        return cls.from_avro(from_bytes(data, where))
-
-    def to_bytes(self) -> bytes:
-        return to_bytes(RESTORE_PLAN, self.to_avro())
-
 
 @dataclass(frozen=True)
 class RestoreMetadata(AvroRecord):
@@ -50,6 +44,7 @@ class RestoreMetadata(AvroRecord):
     FIELDS = {"start_restore_time": "startRestoreTime", "time_taken_ms": "timeTakenInMillis",
               "instants_to_rollback": "instantsToRollback", "rollbacks": "hoodieRestoreMetadata",
               "version": "version", "restore_instant_info": "restoreInstantInfo", "extra_metadata": "extraMetadata"}
+    SCHEMA = RESTORE_METADATA
     start_restore_time: str = ""
     time_taken_ms: int = 0
     instants_to_rollback: list[str] = field(default_factory=list)
@@ -74,12 +69,6 @@ class RestoreMetadata(AvroRecord):
             return [i.to_avro() for i in value]
         return value
 
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> RestoreMetadata:
-        return cls.from_avro(from_bytes(data, where))
-
-    def to_bytes(self) -> bytes:
-        return to_bytes(RESTORE_METADATA, self.to_avro())
 
     @property
     def total_files_deleted(self) -> int:

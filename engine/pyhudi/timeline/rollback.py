@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pyhudi.timeline.avro_record import (ROLLBACK_METADATA, ROLLBACK_PLAN, AvroRecord, encode_optional,
-                                         from_bytes, to_bytes)
+from pyhudi.timeline.avro_record import (ROLLBACK_METADATA, ROLLBACK_PLAN, AvroRecord, encode_optional)
 
 ROLLBACK_PLAN_VERSION = 1
 ROLLBACK_METADATA_VERSION = 1
@@ -43,6 +42,7 @@ class RollbackPlan(AvroRecord):
     """What a requested rollback undoes: the instant and its file groups' requests."""
 
     FIELDS = {"instant_to_rollback": "instantToRollback", "requests": "RollbackRequests", "version": "version"}
+    SCHEMA = ROLLBACK_PLAN
     instant_to_rollback: InstantInfo | None = None
     requests: tuple[RollbackRequest, ...] | None = ()
     version: int | None = ROLLBACK_PLAN_VERSION
@@ -61,13 +61,6 @@ class RollbackPlan(AvroRecord):
         if attr == "requests" and value is not None:
             return [r.to_avro() for r in value]
         return value
-
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> RollbackPlan:
-        return cls.from_avro(from_bytes(data, where))
-
-    def to_bytes(self) -> bytes:
-        return to_bytes(ROLLBACK_PLAN, self.to_avro())
 
 
 @dataclass(frozen=True)
@@ -92,6 +85,7 @@ class RollbackMetadata(AvroRecord):
     FIELDS = {"start_rollback_time": "startRollbackTime", "time_taken_ms": "timeTakenInMillis",
               "total_files_deleted": "totalFilesDeleted", "commits_rollback": "commitsRollback",
               "partition_metadata": "partitionMetadata", "version": "version", "instants_rollback": "instantsRollback"}
+    SCHEMA = ROLLBACK_METADATA
     start_rollback_time: str = ""
     time_taken_ms: int = 0
     total_files_deleted: int = 0
@@ -114,10 +108,3 @@ class RollbackMetadata(AvroRecord):
         if attr == "instants_rollback" and value is not None:
             return [i.to_avro() for i in value]
         return value
-
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> RollbackMetadata:
-        return cls.from_avro(from_bytes(data, where))
-
-    def to_bytes(self) -> bytes:
-        return to_bytes(ROLLBACK_METADATA, self.to_avro())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pyhudi.timeline.avro_record import SAVEPOINT_METADATA, AvroRecord, from_bytes, to_bytes
+from pyhudi.timeline.avro_record import SAVEPOINT_METADATA, AvroRecord
 
 SAVEPOINT_METADATA_VERSION = 1
 
@@ -26,6 +26,7 @@ class SavepointMetadata(AvroRecord):
 
     FIELDS = {"savepointed_by": "savepointedBy", "savepointed_at": "savepointedAt", "comments": "comments",
               "partition_metadata": "partitionMetadata", "version": "version"}
+    SCHEMA = SAVEPOINT_METADATA
     savepointed_by: str = ""
     savepointed_at: int = 0
     comments: str = ""
@@ -42,10 +43,3 @@ class SavepointMetadata(AvroRecord):
         if attr == "partition_metadata" and value is not None:
             return {p: m.to_avro() for p, m in value.items()}
         return value
-
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> SavepointMetadata:
-        return cls.from_avro(from_bytes(data, where))
-
-    def to_bytes(self) -> bytes:
-        return to_bytes(SAVEPOINT_METADATA, self.to_avro())
