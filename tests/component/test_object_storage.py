@@ -128,6 +128,19 @@ def _run_client(path: str, table_type: str, version: str, settings: str) -> dict
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _same_as_on_disk(spark, tmp_path, uri: str, hudi_rs_uri: str, table_type: str, version: str, settings: str):
+    """The engine scenario at `uri` (in a client process) gives the results it gives on a local path, and hudi-rs
+    reads the table (at `hudi_rs_uri`, its name for the same place) with the same rows."""
+    from engine_scenario import scenario
+
+    on_store = _run_client(uri, table_type, version, settings)
+    on_disk = json.loads(json.dumps(scenario(spark, str(tmp_path / "trips"), table_type, version)))
+    on_store.pop("instants"), on_disk.pop("instants")
+    assert on_store == on_disk
+    assert rows(hudi_rs_read(hudi_rs_uri), ["id", "name", "ts", "part"], key="id") == \
+        sorted(tuple(r) for r in on_store["after rollback"])
+
+
 _LONG_ONLY = [] if LONG else [pytest.mark.skip(reason="PYHUDI_LONG_TESTS=1 (CI: merge-on-read, version 8)")]
 
 
@@ -139,30 +152,15 @@ def test_engine_on_s3_gives_the_rows_it_gives_on_a_local_disk(spark, s3_env, tmp
                                                                settings):
     """Writes, a delete, snapshot, the data source, time travel, incremental, compaction, clustering, clean and
     a rollback on s3a://: the same results as the same scenario on a local path; hudi-rs reads the S3 table."""
-    from engine_scenario import scenario
-
-    uri = f"s3a://{s3_env}/trips"
-    on_s3 = _run_client(uri, table_type, version, settings)
-    on_disk = json.loads(json.dumps(scenario(spark, str(tmp_path / "trips"), table_type, version)))
-    on_s3.pop("instants"), on_disk.pop("instants")
-    assert on_s3 == on_disk
-    assert rows(hudi_rs_read(f"s3://{s3_env}/trips"), ["id", "name", "ts", "part"], key="id") == \
-        sorted(tuple(r) for r in on_s3["after rollback"])
+    _same_as_on_disk(spark, tmp_path, f"s3a://{s3_env}/trips", f"s3://{s3_env}/trips", table_type, version,
+                     settings)
 
 
 @pytest.mark.parametrize("table_type,version", [
     ("MERGE_ON_READ", "9"), pytest.param("COPY_ON_WRITE", "6", marks=_LONG_ONLY)])
 def test_engine_on_azure_gives_the_rows_it_gives_on_a_local_disk(spark, azure_env, tmp_path, table_type, version):
     """The same scenario on abfs:// (Azurite): the same results as on a local path; hudi-rs reads the table."""
-    from engine_scenario import scenario
-
-    uri = f"{azure_env}/trips"
-    on_azure = _run_client(uri, table_type, version, "env")
-    on_disk = json.loads(json.dumps(scenario(spark, str(tmp_path / "trips"), table_type, version)))
-    on_azure.pop("instants"), on_disk.pop("instants")
-    assert on_azure == on_disk
-    assert rows(hudi_rs_read(uri), ["id", "name", "ts", "part"], key="id") == \
-        sorted(tuple(r) for r in on_azure["after rollback"])
+    _same_as_on_disk(spark, tmp_path, f"{azure_env}/trips", f"{azure_env}/trips", table_type, version, "env")
 
 
 def test_two_writers_never_both_publish_one_instant(store_root):

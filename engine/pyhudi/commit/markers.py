@@ -88,19 +88,19 @@ def own_files(storage: Storage, instant_time: str, paths: Iterable[str]) -> list
     blocks of other instants. Two writers of one file slice can name the same new log file; the one whose create
     loses rolls over, but its marker still names the winner's file, which its reconcile or abort must leave alone.
     A log file that cannot be read is kept too (never deleted on a guess)."""
-    from pyhudi.file_group.log_file import read_log_file
+    from pyhudi.file_group.log_file import block_instants
     from pyhudi.file_group.naming import parse_log_file_name
 
     own = []
     for path in paths:
         if parse_log_file_name(path.rsplit("/", 1)[-1]) and storage.exists(path):
             try:
-                others = {b.instant_time for b in read_log_file(storage.fs, storage.full(path), decode=False)}
+                instants = block_instants(storage.fs, storage.full(path))
             except Exception as error:   # noqa: BLE001 - kept, and said why
                 warnings.warn(f"the log file {storage.full(path)} that {instant_time}'s markers name could not be "
                               f"read ({error}); it is left in place", stacklevel=2)
                 continue
-            if others - {None, instant_time}:
+            if instants - {instant_time}:
                 continue
         own.append(path)
     return own

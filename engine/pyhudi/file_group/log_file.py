@@ -359,6 +359,12 @@ def read_log_file(fs: pafs.FileSystem, path: str, *, decode: bool = True,
         yield from _iter_blocks(_Source(handle=handle, size=handle.size()), path, decode, include_corrupt)
 
 
+def block_instants(fs: pafs.FileSystem, path: str) -> set[str]:
+    """The instants whose blocks the log file holds (headers only; corrupt blocks skipped): whether a file is one
+    instant's own or shared with others (Java appends, and two writers can race to create one name)."""
+    return {b.instant_time for b in read_log_file(fs, path, decode=False) if b.instant_time is not None}
+
+
 def read_log_bytes(data: bytes, name: str = "<bytes>", *, decode: bool = True,
                    include_corrupt: bool = False) -> Iterator[LogBlock]:
     """Like :func:`read_log_file` over the bytes of a log file already in memory."""

@@ -348,12 +348,11 @@ def _instant_files(storage: Storage, target: Instant) -> list[str]:
 def _block_instants(storage: Storage, relative: str) -> set[str]:
     """The instants whose blocks a log file holds (a Java writer appends other commits' blocks to a file; on an
     object store two writers may race to create one name, and the loser's marker names the winner's file)."""
-    from pyhudi.file_group.log_file import read_log_file
+    from pyhudi.file_group.log_file import block_instants
 
     try:
         # Corrupt (half-written) blocks are skipped by the reader; what fails here is the file itself.
-        return {b.instant_time for b in read_log_file(storage.fs, storage.full(relative), decode=False)
-                if b.instant_time is not None}
+        return block_instants(storage.fs, storage.full(relative))
     except Exception as error:  # noqa: BLE001 - never guess: deleting a shared log would lose other commits
         raise CorruptFileError(f"cannot read the log file {storage.full(relative)} to decide whether it holds "
                                f"other commits' blocks ({error}); nothing was rolled back. Fix the file's access "

@@ -107,7 +107,7 @@ def _azure_root(authority: str) -> tuple[pafs.FileSystem, str]:
         raise ValueError("an abfs(s):// URI names its container and account: "
                          "abfss://<container>@<account>.dfs.core.windows.net/<path>")
     env = os.environ
-    emulator = env.get("AZURE_STORAGE_USE_EMULATOR", "").lower() in ("true", "1")
+    emulator = _azure_emulator()
     account = host.split(".", 1)[0] or env.get("AZURE_STORAGE_ACCOUNT_NAME") or (AZURITE_ACCOUNT if emulator else "")
     options: dict[str, Any] = {"account_key": _first_env("AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY",
                                                          "AZURE_STORAGE_MASTER_KEY"),
@@ -122,6 +122,11 @@ def _azure_root(authority: str) -> tuple[pafs.FileSystem, str]:
         options["account_key"] = options["account_key"] or AZURITE_KEY
     fs = pafs.AzureFileSystem(account, **{name: value for name, value in options.items() if value})
     return fs, f"{container}/"
+
+
+def _azure_emulator() -> bool:
+    """Whether the environment points Azure at Azurite (object_store's AZURE_STORAGE_USE_EMULATOR)."""
+    return os.environ.get("AZURE_STORAGE_USE_EMULATOR", "").lower() in ("true", "1")
 
 
 def _first_env(*names: str) -> str | None:
@@ -274,6 +279,6 @@ def _bucket_store(scheme: str, authority: str) -> ObjectStore:
             "tables on object stores need obstore for their atomic commits: pip install 'dbt-pyhudi[object-store]' "
             "(on a cluster, on the executors too)") from error
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or ""
-    emulator = scheme == "abfs" and os.environ.get("AZURE_STORAGE_USE_EMULATOR", "").lower() in ("true", "1")
+    emulator = scheme == "abfs" and _azure_emulator()
     options: Any = {"allow_http": True} if emulator or (scheme == "s3" and endpoint.startswith("http://")) else None
     return from_url(f"{scheme}://{authority}", client_options=options)
