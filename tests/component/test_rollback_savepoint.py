@@ -226,3 +226,44 @@ def test_rollback_of_the_last_commit_on_the_active_timeline_is_refused(spark, tm
         pyhudi.rollback_to_instant(spark, path, active[0])
     assert _state(spark, path) == before
     assert_same_rows_as_hudi_rs(spark, path, min_columns=4)
+
+
+def test_rollback_of_blocks_inside_a_shared_log_file_records_it_as_java_does(spark, tmp_path):
+    """A failed delta commit whose blocks went into a log file that holds a committed commit's blocks too (Java
+    0.x appends to a file slice's open log): the rollback appends a ROLLBACK block there, and its metadata names the
+    file in rollbackLogFiles (size after) and logFilesFromFailedCommit (size before), maps Java always writes, and
+    the rolled-back delete is undone."""
+    from pyhudi.commit.instant_commit import InstantCommit
+    from pyhudi.commit.markers import create_marker
+    from pyhudi.file_group.log_block.blocks import delete_block
+    from pyhudi.file_group.log_file import append_log_blocks
+    from pyhudi.services.rollback import rollback
+    from pyhudi.timeline import new_instant_time
+
+    path = tmp_path / "t"
+    options = {**_options("shared", "MERGE_ON_READ"), "hoodie.parquet.small.file.limit": "0"}
+    pyhudi.write(_df(spark, [(1, "a", 1, "eu"), (2, "a", 1, "eu")]), path, options)
+    pyhudi.write(_df(spark, [(1, "b", 2, "eu")]), path, options)
+    (log,) = sorted((path / "eu").glob(".*.log.*"))
+    table = HudiTable.load(str(path))
+    failed = InstantCommit.begin(table.storage, new_instant_time(after=table.timeline().instants[-1].time),
+                                 "deltacommit")
+    failed.start()
+    create_marker(table.storage, failed.instant_time, f"eu/{log.name}", "APPEND")
+    size_before = append_log_blocks(table.storage.fs, str(log), [delete_block([("2", "eu", 0)],
+                                                                              failed.instant_time)])
+    assert size_before > 0
+
+    table = HudiTable.load(str(path))
+    metadata = rollback(table, table.timeline().find(failed.instant_time))
+    partition = metadata.partition_metadata["eu"]
+    assert partition.success_delete_files == [] and partition.failed_delete_files == []
+    assert partition.rollback_log_files == {str(log): log.stat().st_size}
+    assert partition.log_files_from_failed_commit == {str(log): size_before}
+    assert log.stat().st_size > size_before
+    (rollback_file,) = (path / ".hoodie").glob("*.rollback")
+    stored = _avro(rollback_file)["partitionMetadata"]["eu"]
+    assert list(stored) == ["partitionPath", "successDeleteFiles", "failedDeleteFiles", "rollbackLogFiles",
+                            "logFilesFromFailedCommit"]
+    assert _state(spark, path) == [(1, "b"), (2, "a")]
+    assert rows(hudi_rs_read(path), ["id", "name"]) == [(1, "b"), (2, "a")]

@@ -58,6 +58,25 @@ def test_a_clean_and_a_rollback_delete_files():
     assert rollback["p=1"].live() == {".f_001.log.1_0-1-0": 9}
 
 
+def test_a_java_rollback_lists_the_failed_commits_log_file_beside_its_rollback_block():
+    """Java 0.x rolled a delta commit back by a rollback block in a new log file (log.2); the failed commit's own
+    log file (log.1, in logFilesFromFailedCommit) stays on storage, and its metadata delta commit, which named it,
+    is rolled back: the rollback's records name both, as Java's HoodieTableMetadataUtil does."""
+    import zipfile
+
+    zip_path = Path("/work/shared/fixtures/hudi-tables/mor_parquet_v6_nonpartitioned_rollback.zip")
+    if not zip_path.exists():
+        pytest.skip(f"{zip_path} is not here")
+    with zipfile.ZipFile(zip_path) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".rollback") and "__MACOSX" not in n]
+        metadata = RollbackMetadata.from_bytes(archive.read(name), name)
+    records = rollback_records(metadata)
+    assert records["."].live() == {
+        ".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.2_1-0-1": 105,
+        ".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.1_0-33-43": 11828}
+    assert records["."].entries["cd329d8f-0ce4-4654-84ab-2f769aae5034-0_1-33-44_20250126040826878.parquet"].deleted
+
+
 def _records(data: bytes) -> tuple[dict[str, FilesRecord], str]:
     reader = HFileReader(data, "java base file")
     schema = reader.file_info[b"schema"].decode()

@@ -113,11 +113,31 @@ def test_a_java_rollback_plan_and_its_metadata():
     partition = done.partition_metadata[""]
     assert partition.success_delete_files == base.files_to_delete and partition.failed_delete_files == []
     assert list((partition.rollback_log_files or {}).values()) == [105]
-    assert "logFilesFromFailedCommit" in partition.rest                # Hudi's field pyhudi does not model: kept
+    # the failed commit's log file the rollback left: its size is the plan's
+    assert partition.log_files_from_failed_commit == {
+        "file:/opt/data/external_tables/v6_nonpartitioned_rollback/"
+        ".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.1_0-33-43": 11828}
+    assert not partition.rest                                          # every field Java wrote is modelled
     assert done.instants_rollback == (InstantInfo("20250126040826878", "deltacommit"),)
-    # written back with pyhudi's schema, it reads as the same value (the kept field is not in that schema)
+    # written back with pyhudi's schema, it is the same record
     again = RollbackMetadata.from_bytes(done.to_bytes(), "again")
-    assert again == done
+    assert again == done and again.to_avro() == done.to_avro()
+
+
+@pytest.mark.parametrize("zip_name", ["mor_parquet_v6_nonpartitioned_rollback.zip", "mor_avro_v9_nonpartitioned_rollback.zip"])
+def test_the_rollback_metadata_schema_is_javas(zip_name):
+    """pyhudi's HoodieRollbackMetadata has the fields, in order, that Java's writer schema has (0.x and 1.x)."""
+    root = SHARED if zip_name.startswith("mor_parquet") else ROOT / "tests" / "fixtures" / "hudi-rs"
+    data = _one(".rollback", zip_name, root)
+    java = fastavro.reader(io.BytesIO(data)).writer_schema
+
+    def names(schema):
+        return [f["name"] for f in schema["fields"]]
+
+    java_partition = java["fields"][4]["type"]["values"]
+    ours_partition = avro.ROLLBACK_METADATA["fields"][4]["type"]["values"]
+    assert names(ours_partition) == names(java_partition)
+    assert names(avro.ROLLBACK_METADATA) == names(java)
 
 
 def test_a_java_compaction_plan():
@@ -216,7 +236,7 @@ def test_restore_plan_and_metadata_round_trip():
     rollback = RollbackMetadata.from_avro({
         "startRollbackTime": "005", "timeTakenInMillis": 3, "totalFilesDeleted": 2, "commitsRollback": ["004"],
         "partitionMetadata": {"p": {"partitionPath": "p", "successDeleteFiles": ["/t/p/a", "/t/p/b"],
-                                    "failedDeleteFiles": [], "rollbackLogFiles": None, "writtenLogFiles": None}},
+                                    "failedDeleteFiles": [], "rollbackLogFiles": {}, "logFilesFromFailedCommit": {}}},
         "version": 1, "instantsRollback": [{"commitTime": "004", "action": "commit"}]})
     meta = RestoreMetadata("005", 7, ["004"], {"004": (rollback,)}, 1, plan.instants_to_rollback[:1], None)
     back = RestoreMetadata.from_bytes(meta.to_bytes(), "restore")

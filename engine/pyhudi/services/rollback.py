@@ -293,6 +293,7 @@ def _execute(table: HudiTable, plan: RollbackPlan, commit: ServiceInstantCommit 
     crash_point("rollback.after_instant_deleted")
     deleted_files: dict[str, list[str]] = {}       # partition -> full paths deleted
     log_sizes: dict[str, dict[str, int]] = {}       # partition -> {full path of a log appended to: its size}
+    failed_logs: dict[str, dict[str, int]] = {}     # partition -> {that log's full path: its size before}
     deleted = 0
     for request, files, logs in requests:
         done = deleted_files.setdefault(request.partition_path, [])
@@ -302,6 +303,8 @@ def _execute(table: HudiTable, plan: RollbackPlan, commit: ServiceInstantCommit 
                 done.append(full)
                 deleted += 1
         for full, relative in logs:
+            failed_logs.setdefault(request.partition_path, {})[full] = int(
+                (request.log_blocks_to_delete or {}).get(full) or storage.file_size(relative))
             size = _append_rollback_block(storage, relative, rollback_time, target.time)
             log_sizes.setdefault(request.partition_path, {})[full] = size
     for path in _instant_files(storage, target):
@@ -310,7 +313,7 @@ def _execute(table: HudiTable, plan: RollbackPlan, commit: ServiceInstantCommit 
     metadata = RollbackMetadata(
         start_rollback_time=rollback_time or "", time_taken_ms=int((time.time() - started) * 1000),
         total_files_deleted=deleted, commits_rollback=[target.time],
-        partition_metadata={p: RollbackPartitionMetadata(p, names, [], log_sizes.get(p), None)
+        partition_metadata={p: RollbackPartitionMetadata(p, names, [], log_sizes.get(p, {}), failed_logs.get(p, {}))
                             for p, names in deleted_files.items()}, version=1,
         instants_rollback=(InstantInfo(target.time, target.action),))
     if commit is not None:

@@ -42,7 +42,8 @@ _ROLLBACK_PARTITION = {
         {"name": "successDeleteFiles", "type": {"type": "array", "items": "string"}},
         {"name": "failedDeleteFiles", "type": {"type": "array", "items": "string"}},
         {"name": "rollbackLogFiles", "type": ["null", {"type": "map", "values": "long"}], "default": None},
-        {"name": "writtenLogFiles", "type": ["null", {"type": "map", "values": "long"}], "default": None},
+        # the failed commit's log files a rollback leaves (full path -> size); Hudi 0.11+ names it so
+        {"name": "logFilesFromFailedCommit", "type": ["null", {"type": "map", "values": "long"}], "default": None},
     ],
 }
 

@@ -65,17 +65,18 @@ class RollbackPlan(AvroRecord):
 
 @dataclass(frozen=True)
 class RollbackPartitionMetadata(AvroRecord):
-    """HoodieRollbackPartitionMetadata: the files (full paths) a rollback deleted in one partition and the logs it
-    appended a rollback block to (full path -> size)."""
+    """HoodieRollbackPartitionMetadata: the files (full paths) a rollback deleted in one partition, the logs it
+    appended a rollback block to (full path -> size after) and the failed commit's logs it left, their blocks
+    rolled back by that block (full path -> size before). Java writes both maps, empty when there are none."""
 
     FIELDS = {"partition_path": "partitionPath", "success_delete_files": "successDeleteFiles",
               "failed_delete_files": "failedDeleteFiles", "rollback_log_files": "rollbackLogFiles",
-              "written_log_files": "writtenLogFiles"}
+              "log_files_from_failed_commit": "logFilesFromFailedCommit"}
     partition_path: str = ""
     success_delete_files: list[str] = field(default_factory=list)
     failed_delete_files: list[str] = field(default_factory=list)
     rollback_log_files: Mapping[str, int] | None = None
-    written_log_files: Mapping[str, int] | None = None
+    log_files_from_failed_commit: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)

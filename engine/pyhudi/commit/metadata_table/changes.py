@@ -6,7 +6,8 @@ HoodieTableMetadataUtil.convertMetadataToFilesPartitionRecords and its clean/rol
   `__all_partitions__`. Replaced file groups stay listed: their files go when the cleaner deletes them.
 - a clean marks the files it deleted as deleted, and a partition it deleted whole as deleted from
   `__all_partitions__`.
-- a rollback marks the files it deleted as deleted and records the new sizes of the log files it appended to.
+- a rollback marks the files it deleted as deleted and records the new sizes of the log files it appended to,
+  and the sizes of the failed commit's log files it left.
 """
 
 from __future__ import annotations
@@ -66,11 +67,19 @@ def clean_records(metadata: CleanMetadata) -> dict[str, FilesRecord]:
 
 
 def rollback_records(metadata: RollbackMetadata) -> dict[str, FilesRecord]:
-    """The records of a rollback (HoodieRollbackMetadata: successDeleteFiles, rollbackLogFiles sizes)."""
+    """The records of a rollback (HoodieRollbackMetadata: successDeleteFiles deleted; where it appended rollback
+    blocks, rollbackLogFiles and the failed commit's logFilesFromFailedCommit added, the larger size winning, as
+    Java's HoodieTableMetadataUtil does: the failed commit's MDT deltacommit, which named them, is rolled back)."""
     records: dict[str, FilesRecord] = {}
     for partition, entry in metadata.partition_metadata.items():
         for path in entry.success_delete_files or []:
             _add(records, partition, posixpath.basename(path), FileEntry(0, True))
-        for path, size in (entry.rollback_log_files or {}).items():
-            _add(records, partition, posixpath.basename(path), FileEntry(int(size or 0)))
+        if entry.rollback_log_files:
+            added: dict[str, int] = {}
+            for path, size in [*entry.rollback_log_files.items(),
+                               *(entry.log_files_from_failed_commit or {}).items()]:
+                name = posixpath.basename(path)
+                added[name] = max(added.get(name, 0), int(size or 0))
+            for name, size in added.items():
+                _add(records, partition, name, FileEntry(size))
     return records
