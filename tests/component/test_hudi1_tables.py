@@ -262,26 +262,25 @@ def test_a_metadata_table_pyhudi_builds_lists_every_file(spark, tmp_path, versio
 
 
 def test_the_metadata_table_cleans_and_archives_itself(spark, tmp_path, monkeypatch):
-    """The files partition is compacted every 10 delta commits, cleaned once 20 commits are past a slice, and its
-    timeline archived beyond 31 commits into its own LSM history (as Java's metadata writer does); here the counts
-    are lowered so a few writes pass several of each, while the data table archives too (only what the metadata
-    table compacted). The cleaned slices' files are gone, clean instants record them, and the latest slice still
-    lists exactly the table's files, as hudi-rs reads them."""
-    from pyhudi.commit.metadata_table import archive, clean, metadata_storage, sync
+    """The files partition is compacted every hoodie.metadata.compact.max.delta.commits delta commits, cleaned once
+    max(20, 1.2 x hoodie.cleaner.commits.retained) commits are past a slice, and its timeline archived beyond the
+    data table's hoodie.keep.max.commits + 1 commits into its own LSM history (as Java's metadata writer does); here
+    the writer's options (and the floor of 20) are lowered so a few writes pass several of each, while the data
+    table archives too (only what the metadata table compacted). The cleaned slices' files are gone, clean instants
+    record them, and the latest slice still lists exactly the table's files, as hudi-rs reads them."""
+    from pyhudi.commit.metadata_table import metadata_storage
+    from pyhudi.commit.metadata_table import options as metadata_options
     from pyhudi.timeline import CLEAN, COMMIT, Timeline
     from pyhudi.timeline.lsm_history import read_history
 
-    monkeypatch.setattr(sync, "MAX_DELTA_COMMITS", 4)
-    monkeypatch.setattr(clean, "RETAINED_COMMITS", 3)
-    monkeypatch.setattr(archive, "KEEP_MIN_COMMITS", 3)
-    monkeypatch.setattr(archive, "KEEP_MAX_COMMITS", 4)
+    monkeypatch.setattr(metadata_options, "RETAINED_COMMITS", 3)    # Java's floor of 20: no option lowers it
     path = tmp_path / "t"
     options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
                "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
                "hoodie.datasource.write.partitionpath.field": "dt", "hoodie.write.table.version": "8",
                "hoodie.parquet.small.file.limit": "0", "hoodie.keep.min.commits": "2",
                "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1", "hoodie.compact.inline": "true",
-               "hoodie.compact.inline.max.delta.commits": "2"}
+               "hoodie.compact.inline.max.delta.commits": "2", "hoodie.metadata.compact.max.delta.commits": "4"}
     for n in range(16):
         pyhudi.write(spark.createDataFrame([(n % 3, f"v{n}", n, f"d{n % 2}")], "id int, v string, ts long, dt string"),
                      path, options)
@@ -290,7 +289,7 @@ def test_the_metadata_table_cleans_and_archives_itself(spark, tmp_path, monkeypa
     timeline = Timeline.load(mdt)
     history = read_history(mdt, timeline.layout.history_folder)
     assert history and read_history(table.storage, table.timeline().layout.history_folder)
-    assert len(history) >= 10 and len(timeline.completed()) <= 12    # of about 40 metadata instants
+    assert len(history) >= 10 and len(timeline.completed()) <= 15    # of about 40 metadata instants
     every = [(i.time, i.action) for i in timeline.completed()] + [(i.time, i.action) for i in history]
     cleans = [t for t, action in every if action == CLEAN]
     compactions = sorted(t for t, action in every if action == COMMIT)
@@ -298,6 +297,84 @@ def test_the_metadata_table_cleans_and_archives_itself(spark, tmp_path, monkeypa
     on_disk = {info.base_name for info in mdt.list_files("files")}
     assert not any(compactions[0] in name for name in on_disk)          # the first compaction's slice is gone
     assert "files-0000-0_0-0-0_00000000000000000.hfile" not in on_disk   # and the initial one
+    _same_as_hudi_rs(spark, path)
+
+
+def test_the_metadata_table_follows_the_writers_cleaner_policy_and_compaction_setting(spark, tmp_path):
+    """Java derives its metadata writer's config from the data writer's (HoodieMetadataWriteUtils): compaction every
+    hoodie.metadata.compact.max.delta.commits delta commits, and the data table's cleaner policy, here
+    KEEP_LATEST_FILE_VERSIONS with ceil(1.2 x 1) = 2 versions, so the files partition keeps its two newest file
+    slices (and the one a compaction then adds). hudi-rs lists the table's files from that metadata table."""
+    from pyhudi.commit.metadata_table import metadata_storage
+    from pyhudi.commit.metadata_table.clean import file_slices
+    from pyhudi.timeline import CLEAN, COMMIT, State, Timeline
+    from pyhudi.timeline.clean_plan import CleanerPlan
+
+    path = tmp_path / "t"
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+               "hoodie.write.table.version": "8", "hoodie.parquet.small.file.limit": "0",
+               "hoodie.metadata.compact.max.delta.commits": "3", "hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
+               "hoodie.cleaner.fileversions.retained": "1"}
+    for n in range(12):
+        pyhudi.write(spark.createDataFrame([(n % 4, f"v{n}", n)], "id int, v string, ts long"), path, options)
+    table = HudiTable.load(str(path))
+    mdt = metadata_storage(table.storage)
+    timeline = Timeline.load(mdt)
+    assert len(timeline.completed([COMMIT])) >= 3             # every 3 delta commits (Hudi's default: 10)
+    cleans = timeline.completed([CLEAN])
+    assert cleans
+    plan = CleanerPlan.from_bytes(mdt.read_bytes(timeline.path_of(cleans[-1].with_state(State.REQUESTED))), "plan")
+    assert plan.policy == "KEEP_LATEST_FILE_VERSIONS" and plan.earliest_instant_to_retain is None
+    slices = file_slices(mdt, timeline, table.timeline())
+    assert 2 <= len(slices) <= 3, sorted(slices)
+    assert rows(pyhudi.read(spark, path), ["id", "v"]) == [(0, "v8"), (1, "v9"), (2, "v10"), (3, "v11")]
+    _same_as_hudi_rs(spark, path)
+    assert_metadata_table_agrees(path, kept=True)
+
+
+def test_a_writer_that_began_after_the_last_metadata_delta_commit_does_not_hold_back_its_compaction(spark, tmp_path):
+    """Java compacts the metadata table unless a data instant at or before its latest delta commit is pending
+    (HoodieBackedTableMetadataWriter.validateTimelineBeforeSchedulingCompaction): a concurrent writer that began
+    since, its metadata delta commit still to come, does not hold the compaction back, and its delta commit, which
+    completes after the compaction, belongs to the new slice (slices by completion time)."""
+    from pyhudi.commit.instant_commit import InstantCommit
+    from pyhudi.commit.metadata import CommitMetadata
+    from pyhudi.commit.metadata_table import metadata_storage
+    from pyhudi.commit.metadata_table.files_slice import latest_slice
+    from pyhudi.timeline import COMMIT, DELTA_COMMIT, Timeline
+
+    path = tmp_path / "t"
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+               "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+               "hoodie.write.table.version": "8", "hoodie.parquet.small.file.limit": "0",
+               "hoodie.metadata.compact.max.delta.commits": "2",
+               "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+               "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
+               "hoodie.client.heartbeat.interval_in_ms": "60000"}
+
+    def write(n):
+        pyhudi.write(spark.createDataFrame([(n, f"v{n}", n)], "id int, v string, ts long"), path, options)
+
+    write(1)
+    write(2)
+    table = HudiTable.load(str(path))
+    mdt = metadata_storage(table.storage)
+    assert not Timeline.load(mdt).completed([COMMIT])
+    concurrent = InstantCommit.begin(table.storage, table.timeline().new_instant_time(), DELTA_COMMIT)
+    concurrent.start()
+    (path / ".hoodie" / ".heartbeat").mkdir(exist_ok=True)
+    (path / ".hoodie" / ".heartbeat" / concurrent.instant_time).write_text("1")    # a live writer
+    write(3)                                   # two delta commits since the last compaction: one is due
+    mdt_timeline = Timeline.load(mdt)
+    (compaction,) = mdt_timeline.completed([COMMIT])
+    assert compaction.time > concurrent.instant_time
+    concurrent.complete(CommitMetadata(operation_type="UPSERT"))    # its metadata delta commit comes now
+    files_slice = latest_slice(mdt, Timeline.load(mdt), HudiTable.load(str(path)).timeline())
+    assert files_slice.base_instant == compaction.time
+    assert concurrent.instant_time in [instant for _, instant in files_slice.log_files]
+    write(4)
+    assert rows(pyhudi.read(spark, path), ["id", "v"]) == [(n, f"v{n}") for n in range(1, 5)]
     _same_as_hudi_rs(spark, path)
 
 
@@ -416,19 +493,17 @@ def test_truncate_starts_a_hudi1_table_over_in_its_version(spark, tmp_path_facto
 
 @pytest.mark.parametrize("name", _tables(["cow_v8_nonpartitioned", "mor_avro_v9_txns_simple_meta"],
                                           in_ci={"mor_avro_v9_txns_simple_meta"}))
-def test_archive_moves_old_instants_of_a_hudi1_table_into_the_lsm_history(spark, tmp_path_factory, name,
-                                                                           monkeypatch):
+def test_archive_moves_old_instants_of_a_hudi1_table_into_the_lsm_history(spark, tmp_path_factory, name):
     """Archiving a Java-written Hudi 1.x table writes its old instants into the LSM timeline history (Java's
     format, timeline/lsm_history.py) with the bytes of their instant files, then removes them from the active
     timeline; only instants before the metadata table's last compaction go, as Java's archiver keeps them. The
     table reads the same in pyhudi and in hudi-rs (which lists its files from the metadata table), also after more
     writes, and completion times of archived delta commits come from the history."""
-    from pyhudi.commit.metadata_table import sync
     from pyhudi.timeline.lsm_history import read_history
 
-    monkeypatch.setattr(sync, "MAX_DELTA_COMMITS", 2)   # a metadata-table compaction within a few writes
     path = fixture_table(name, tmp_path_factory)
-    options = _write_options(path)
+    # a metadata-table compaction within a few writes
+    options = {**_write_options(path), "hoodie.metadata.compact.max.delta.commits": "2"}
     data = _data(spark, path).limit(2).cache()
     for _ in range(4):
         pyhudi.write(data, path, options)

@@ -23,23 +23,28 @@ import warnings
 from pyhudi.commit.markers import delete_markers, marked_files, own_files
 from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.storage import Storage
-from pyhudi.commit.metadata_table import sync_metadata_table, undo_metadata_deltacommit
+from pyhudi.commit.metadata_table import MetadataTableOptions, sync_metadata_table, undo_metadata_deltacommit
 from pyhudi.timeline import (instant_file, Instant, State, commit_content, create_requested,
                              transition_to_completed, transition_to_inflight)
 
 
 class InstantCommit:
-    def __init__(self, storage: Storage, requested: Instant, keep_plan: bool = False):
+    def __init__(self, storage: Storage, requested: Instant, keep_plan: bool = False,
+                 metadata_options: MetadataTableOptions | None = None):
+        """`metadata_options`: the metadata table's service settings from the writer's options (Hudi's defaults
+        without them)."""
         self.storage = storage
         self.requested = requested
         self.keep_plan = keep_plan
+        self.metadata_options = metadata_options or MetadataTableOptions()
         self.inflight: Instant | None = None
         self.completed: Instant | None = None
 
     @classmethod
-    def begin(cls, storage: Storage, instant_time: str, action: str, plan: bytes = b"") -> "InstantCommit":
+    def begin(cls, storage: Storage, instant_time: str, action: str, plan: bytes = b"",
+              metadata_options: MetadataTableOptions | None = None) -> "InstantCommit":
         """Create the requested instant (with its plan, if the action has one)."""
-        return cls(storage, create_requested(storage, instant_time, action, plan))
+        return cls(storage, create_requested(storage, instant_time, action, plan), metadata_options=metadata_options)
 
     @property
     def instant_time(self) -> str:
@@ -80,7 +85,7 @@ class InstantCommit:
             raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
         self.reconcile(metadata)
         # never completed while a metadata table it did not update is named
-        sync_metadata_table(self.storage, self.inflight, metadata.to_json())
+        sync_metadata_table(self.storage, self.inflight, metadata.to_json(), self.metadata_options)
         self.completed = transition_to_completed(self.storage, self.inflight, metadata.to_json())
         return self.completed
 

@@ -14,22 +14,26 @@ from pyhudi.timeline import avro_record as avro
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
-from pyhudi.commit.metadata_table import sync_metadata_table
-from pyhudi.timeline import Instant, State, complete_instant, instant_file, transition_to_inflight
+from pyhudi.commit.metadata_table import MetadataTableOptions, sync_metadata_table
+from pyhudi.timeline import (Instant, State, complete_instant, create_requested, instant_file,
+                             transition_to_inflight)
 
 
 class ServiceInstantCommit(InstantCommit):
     @classmethod
     def begin_plan(cls, storage: Storage, instant_time: str, action: str, schema: dict | None = None,
-                   plan: dict | None = None) -> "ServiceInstantCommit":
+                   plan: dict | None = None,
+                   metadata_options: MetadataTableOptions | None = None) -> "ServiceInstantCommit":
         """Create the requested instant holding the Avro `plan` (empty without a schema)."""
         content = avro.to_bytes(schema, plan) if schema is not None else b""
-        return cls.begin(storage, instant_time, action, content)
+        return cls(storage, create_requested(storage, instant_time, action, content),
+                   metadata_options=metadata_options)
 
     @classmethod
-    def resume(cls, storage: Storage, instant: Instant) -> "ServiceInstantCommit":
+    def resume(cls, storage: Storage, instant: Instant,
+               metadata_options: MetadataTableOptions | None = None) -> "ServiceInstantCommit":
         """The protocol of a pending instant found on the timeline (requested or inflight)."""
-        commit = cls(storage, instant.with_state(State.REQUESTED))
+        commit = cls(storage, instant.with_state(State.REQUESTED), metadata_options=metadata_options)
         inflight = instant.with_state(State.INFLIGHT)
         if instant.state == State.INFLIGHT or storage.exists(instant_file(storage, inflight)):
             commit.inflight = inflight
@@ -46,7 +50,7 @@ class ServiceInstantCommit(InstantCommit):
         if self.inflight is None:
             raise RuntimeError(f"{self.where} was never started")   # a programming error, not bad input
         # never completed while a metadata table it did not update is named
-        sync_metadata_table(self.storage, self.inflight, metadata)
+        sync_metadata_table(self.storage, self.inflight, metadata, self.metadata_options)
         try:
             self.completed = complete_instant(self.storage, self.inflight, avro.to_bytes(schema, metadata))
         except TimelineError:

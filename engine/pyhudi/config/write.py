@@ -40,6 +40,10 @@ METADATA_ENABLE = declare("hoodie.metadata.enable", True, bool_value,
                           doc="true (Hudi's default): a version 8/9 table's metadata table files partition is built "
                               "if missing and kept (its other partitions dropped); false: the metadata table is "
                               "dropped (Java's writer with it disabled). Version 6 tables: always dropped.")
+METADATA_COMPACT_MAX_DELTA_COMMITS = declare(
+    "hoodie.metadata.compact.max.delta.commits", 10, POSITIVE,
+    doc="The metadata table's files partition is compacted once it has this many delta commits since its last "
+        "compaction (Java's metadata writer, HoodieMetadataConfig).")
 
 # --- file sizing ----------------------------------------------------------------------------------------
 MAX_FILE_SIZE = declare("hoodie.parquet.max.file.size", 125829120, POSITIVE)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 
 from pyhudi.commit.markers import create_marker, delete_markers, marked_files
+from pyhudi.commit.metadata_table import MetadataTableOptions
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import savepoint_times
 from pyhudi.cdc.logging import parse_cdc_log_name
@@ -195,15 +196,17 @@ def finish_pending_rollbacks(table: HudiTable) -> None:
 
 # --- one rollback ---------------------------------------------------------------------------------------------
 def rollback(table: HudiTable, target: Instant, timeline: Timeline | None = None,
-             restore_time: str | None = None) -> RollbackMetadata:
+             restore_time: str | None = None, metadata_options: MetadataTableOptions | None = None) -> RollbackMetadata:
     """Roll back `target` (any state); returns its HoodieRollbackMetadata. Inside a restore
-    (`restore_time`), no rollback instant is published: the restore instant records the metadata."""
+    (`restore_time`), no rollback instant is published: the restore instant records the metadata.
+    `metadata_options`: the metadata table's settings from the writer's options that rolls back."""
     timeline = timeline or table.timeline()
     plan = plan_rollback(table, target)
     if restore_time is not None:
         return _execute(table, plan, restore_time=restore_time)
     rollback_time = timeline.new_instant_time()
-    commit = ServiceInstantCommit.begin_plan(table.storage, rollback_time, ROLLBACK, ROLLBACK_PLAN, plan.to_avro())
+    commit = ServiceInstantCommit.begin_plan(table.storage, rollback_time, ROLLBACK, ROLLBACK_PLAN, plan.to_avro(),
+                                             metadata_options)
     crash_point("rollback.after_plan")
     return _execute(table, plan, commit)
 

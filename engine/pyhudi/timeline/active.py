@@ -43,6 +43,7 @@ class Timeline:
         self._metadata: dict[Instant, CommitMetadata] = {}
         self._completions: dict[str, str] | None = None
         self._archived: dict[str, str] | None = None
+        self._times: frozenset[str] | None = None
 
     @classmethod
     def load(cls, storage: Storage) -> "Timeline":
@@ -71,13 +72,20 @@ class Timeline:
     def completion_time(self, instant_time: str) -> str | None:
         """When the completed write requested at `instant_time` completed (layout 2; a write older than the active
         timeline as the LSM history recorded it); the requested time for a legacy instant or layout 1, where
-        completion times are not kept; None when it did not complete (or is archived and not recorded)."""
+        completion times are not kept; None when it did not complete (or is archived and not recorded). Cleans and
+        commits are archived apart, so an archived write can be younger than the oldest active instant."""
         if self._completions is None:
             self._completions = {i.time: i.completion_time or i.time for i in self.completed_writes()}
         found = self._completions.get(instant_time)
-        if found is None and self.layout.version == 2 and (not self.instants or instant_time < self.instants[0].time):
+        if found is None and self.layout.version == 2 and not self.has_time(instant_time):
             return self._archived_completions().get(instant_time)
         return found
+
+    def has_time(self, instant_time: str) -> bool:
+        """Whether some instant on this active timeline (any action, any state) was requested at `instant_time`."""
+        if self._times is None:
+            self._times = frozenset(i.time for i in self.instants)
+        return instant_time in self._times
 
     def _archived_completions(self) -> dict[str, str]:
         """Completion times of the instants archived into the LSM history, read once (its cheap columns only)."""

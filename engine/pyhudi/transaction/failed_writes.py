@@ -14,6 +14,7 @@ from typing import Mapping
 from pyhudi import config as C
 from pyhudi.timeline.clustering_plan import RequestedReplaceMetadata
 from pyhudi.commit.markers import delete_markers
+from pyhudi.commit.metadata_table import MetadataTableOptions
 from pyhudi.transaction.heartbeat import delete_heartbeat, is_heartbeat_expired
 from pyhudi.services.rollback import finish_pending_rollbacks, rollback
 from pyhudi.storage import Storage
@@ -59,7 +60,7 @@ def rollback_failed_writes_on(table: HudiTable, timeline: Timeline, options: Map
                 continue
             if lazy and not is_heartbeat_expired(table.storage, instant.time, options):
                 continue
-            rollback(table, instant, timeline)
+            rollback(table, instant, timeline, metadata_options=MetadataTableOptions.of(options))
             delete_heartbeat(table.storage, instant.time)
             done.append(instant.time)
     if done:

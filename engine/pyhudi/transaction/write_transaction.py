@@ -29,7 +29,7 @@ from typing import Mapping
 
 from pyhudi import config as C
 from pyhudi.commit.instant_commit import InstantCommit
-from pyhudi.commit.metadata_table import can_build_files_partition, initialize_files_partition
+from pyhudi.commit.metadata_table import MetadataTableOptions, can_build_files_partition, initialize_files_partition
 from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.errors import WriteConflictError
 from pyhudi.transaction.heartbeat import Heartbeat
@@ -91,7 +91,8 @@ class WriteTransaction:
             self.heartbeat = Heartbeat(self.storage, self.instant_time, self.options).start()
             if self.occ:
                 crash_point("occ.holding_lock")
-            commit = InstantCommit.begin(self.storage, self.instant_time, action)
+            commit = InstantCommit.begin(self.storage, self.instant_time, action,
+                                         metadata_options=MetadataTableOptions.of(self.options))
         crash_point("write.after_requested")
         return commit, timeline
 

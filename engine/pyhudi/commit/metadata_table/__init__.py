@@ -2,14 +2,15 @@
 keys), which every Java writer since 0.11 keeps and lists files from. pyhudi keeps its `files` partition on
 version 8 and 9 tables in each instant's commit protocol (sync.py) and drops it on every other table
 (table/metadata_table.py). One module per concern: records (HoodieMetadataRecord), changes (an instant's
-records), files_slice (the partition's state), deltacommit (writing and undoing one), compaction, initialize
-(building the partition from the file listing), sync."""
+records), files_slice (the partition's state), deltacommit (writing and undoing one), compaction, clean, archive,
+options (their settings, from the data writer's), initialize (building the partition from the file listing), sync."""
 
 from __future__ import annotations
 
 from pyhudi import config as C
 from pyhudi.commit.metadata_table.deltacommit import undo_deltacommit
 from pyhudi.commit.metadata_table.initialize import initialize_files_partition
+from pyhudi.commit.metadata_table.options import MetadataTableOptions
 from pyhudi.commit.metadata_table.records import FILES_PARTITION
 from pyhudi.commit.metadata_table.sync import maintained, metadata_storage, sync_metadata_table
 from pyhudi.storage import Storage
@@ -29,5 +30,6 @@ def undo_metadata_deltacommit(storage: Storage, instant_time: str) -> bool:
     return undo_deltacommit(mdt, instant_time)
 
 
-__all__ = ["can_build_files_partition", "initialize_files_partition", "maintained", "metadata_storage",
+__all__ = ["MetadataTableOptions", "can_build_files_partition", "initialize_files_partition", "maintained",
+           "metadata_storage",
            "sync_metadata_table", "undo_metadata_deltacommit"]

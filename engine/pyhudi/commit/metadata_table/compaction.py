@@ -1,6 +1,6 @@
 """Compacting the metadata table's `files` partition: the latest slice's base HFile and trusted log files merged into
 a new base HFile, under a compaction instant of its own (Hudi 1.x: a new instant time; completed as a commit), as
-Java compacts its metadata table every hoodie.metadata.compact.max.delta.commits delta commits. Without it every
+Java compacts its metadata table every hoodie.metadata.compact.max.delta.commits delta commits (options.py). Without it every
 reader would merge one more log file per data commit.
 """
 
@@ -18,7 +18,6 @@ from pyhudi.testing import crash_point
 from pyhudi.timeline import COMPACTION, create_requested, transition_to_completed, transition_to_inflight
 
 BASE_BLOCK_SIZE = 1024 * 1024   # hoodie.metadata... base HFile block size (HoodieStorageConfig.HFILE_BLOCK_SIZE)
-MAX_DELTA_COMMITS = 10          # hoodie.metadata.compact.max.delta.commits
 
 
 def base_file_name(instant_time: str) -> str:

@@ -1,10 +1,11 @@
 """The `files` partition of a metadata table as it stands: its one file group (`files-0000-0`), the latest file
 slice (an HFile base file and the log files after it), and the records they merge to.
 
-Only what a reader may trust counts: a log file of a metadata delta commit that completed (or is older than the
-metadata table's active timeline: archived, so completed), for a data instant that completed too, or that is older
-than the data table's active timeline (archived after it completed: Java archives only what its metadata table has
-compacted, and undoes the metadata delta commit of what it rolls back). The metadata table's own initialising
+Only what a reader may trust counts: a log file of a metadata delta commit that completed (or was archived, so
+completed: in the metadata table's LSM history, or older than its active timeline), for a data instant that
+completed too, or that was archived after it completed (in the data table's history, or older than its active
+timeline: Java archives only what its metadata table has compacted, and undoes the metadata delta commit of what it
+rolls back). Cleans and commits are archived apart, so an archived instant can be younger than an active clean. The metadata table's own initialising
 instants have no data instant and are trusted as they are (Java's metadata reader does the same). Log files belong
 to the slice of the latest completed base file whose instant is before their delta commit's completion (Hudi 1.x
 slices by completion time).
@@ -47,7 +48,13 @@ def trusted_instants(data_timeline: Timeline):
     """Whether a metadata delta commit's instant may be trusted, given the data table's timeline."""
     done = {i.time for i in data_timeline.completed()}
     oldest = data_timeline.instants[0].time if data_timeline.instants else ""
-    return lambda instant: is_metadata_only(instant) or instant in done or instant < oldest
+
+    def trusted(instant: str) -> bool:
+        if is_metadata_only(instant) or instant in done or instant < oldest:
+            return True
+        return not data_timeline.has_time(instant) and data_timeline.completion_time(instant) is not None
+
+    return trusted
 
 
 def partition_files(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline
@@ -59,10 +66,13 @@ def partition_files(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timelin
     start = mdt_timeline.instants[0].time if mdt_timeline.instants else ""
 
     def done_at(instant: str) -> str | None:
-        """When the metadata instant completed; one older than its active timeline was archived, so completed."""
+        """When the metadata instant completed; one archived (in the history, or older than the active timeline)
+        completed; one pending on the active timeline did not."""
         if instant in completed:
             return completed[instant]
-        return (mdt_timeline.completion_time(instant) or instant) if instant < start else None
+        if mdt_timeline.has_time(instant):
+            return None
+        return mdt_timeline.completion_time(instant) or (instant if instant < start else None)
 
     bases, logs = [], []
     for info in mdt.list_files(FILES_PARTITION):

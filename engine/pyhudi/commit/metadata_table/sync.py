@@ -4,9 +4,9 @@ partition that instant did not update).
 
 A table of version 8 or 9 whose `files` partition is ready is *maintained*: the instant's file changes go into a
 metadata delta commit at the same instant time, completed before the data instant (Java's order); a rollback also
-undoes the metadata delta commit of the instant it rolls back; every MAX_DELTA_COMMITS delta commits the files
-partition is compacted first; its old file slices are cleaned and its old instants archived when due (clean.py,
-archive.py). The partitions pyhudi does not maintain (record_index, column_stats,
+undoes the metadata delta commit of the instant it rolls back; every hoodie.metadata.compact.max.delta.commits
+delta commits the files partition is compacted first; its old file slices are cleaned and its old instants archived
+when due (clean.py, archive.py), all following the data writer's options as Java derives them (options.py). The partitions pyhudi does not maintain (record_index, column_stats,
 partition_stats, secondary and expression indexes, bloom_filters) are dropped first, as Java's writer drops an index
 it has disabled: unnamed in hoodie.properties, then their folders deleted. Every other table with a metadata table
 (version 6, no ready `files` partition) has it dropped whole (table/metadata_table.py).
@@ -20,9 +20,10 @@ from pyhudi import config as C
 from pyhudi.commit.metadata_table.changes import clean_records, commit_records, rollback_records
 from pyhudi.commit.metadata_table.archive import archive_if_due
 from pyhudi.commit.metadata_table.clean import clean_if_due
-from pyhudi.commit.metadata_table.compaction import MAX_DELTA_COMMITS, compact
+from pyhudi.commit.metadata_table.compaction import compact
 from pyhudi.commit.metadata_table.deltacommit import undo_deltacommit, write_deltacommit
-from pyhudi.commit.metadata_table.files_slice import is_metadata_only, latest_slice
+from pyhudi.commit.metadata_table.files_slice import FilesSlice, is_metadata_only, latest_slice
+from pyhudi.commit.metadata_table.options import DEFAULT_OPTIONS, MetadataTableOptions
 from pyhudi.commit.metadata_table.records import FILES_PARTITION, FilesRecord, record_schema_json
 from pyhudi.storage import Storage
 from pyhudi.table.metadata_table import (METADATA_FOLDER, PARTITIONS, PARTITIONS_INFLIGHT, drop_metadata_table,
@@ -47,8 +48,10 @@ def maintained(values: dict[str, str]) -> bool:
     return values.get(C.TABLE_VERSION.key) in HUDI_1X_TABLE_VERSIONS and FILES_PARTITION in ready
 
 
-def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, Any]) -> None:
-    """Before `instant` (inflight, holding `metadata`) completes: maintain or drop the metadata table."""
+def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, Any],
+                        options: MetadataTableOptions = DEFAULT_OPTIONS) -> None:
+    """Before `instant` (inflight, holding `metadata`) completes: maintain or drop the metadata table, its table
+    services following `options` (the data writer's, options.py)."""
     try:
         values = read_table_properties(storage).values
     except FileNotFoundError:   # a bare timeline: nothing can name a metadata table
@@ -65,13 +68,14 @@ def sync_metadata_table(storage: Storage, instant: Instant, metadata: dict[str, 
     for target in _rolled_back(instant, metadata):
         undo_deltacommit(mdt, target)
     mdt_timeline = _settled(mdt)
-    if clean_if_due(mdt, mdt_timeline, data_timeline, after=instant.time):
+    if clean_if_due(mdt, mdt_timeline, data_timeline, instant.time, options):
         crash_point("metadata_table.after_clean")
         mdt_timeline = Timeline.load(mdt)
-    if archive_if_due(mdt, mdt_timeline, data_timeline):
+    if archive_if_due(mdt, mdt_timeline, data_timeline, options):
         mdt_timeline = Timeline.load(mdt)
     files_slice = latest_slice(mdt, mdt_timeline, data_timeline)
-    if len(files_slice.log_files) >= MAX_DELTA_COMMITS and _quiet(data_timeline, instant):
+    if _delta_commits_since_compaction(files_slice) >= options.compact_max_delta_commits and \
+            _quiet(data_timeline, mdt_timeline, instant):
         compact(mdt, new_instant_time(after=instant.time, zone=mdt_timeline.zone), files_slice, schema)
         crash_point("metadata_table.after_compaction")
         files_slice = latest_slice(mdt, Timeline.load(mdt), data_timeline)
@@ -132,7 +136,19 @@ def _settled(mdt: Storage) -> Timeline:
     return Timeline.load(mdt) if pending else timeline
 
 
-def _quiet(data_timeline: Timeline, instant: Instant) -> bool:
-    """Compact only when no other data instant is pending (its metadata delta commit could still come)."""
+def _delta_commits_since_compaction(files_slice: FilesSlice) -> int:
+    """Delta commits requested after the slice's compaction, as Java counts them (CompactionUtils.
+    getDeltaCommitsSinceLatestCompaction): the one that completed just after it, requested before, is not counted."""
+    return sum(1 for _, instant in files_slice.log_files if instant > files_slice.base_instant)
+
+
+def _quiet(data_timeline: Timeline, mdt_timeline: Timeline, instant: Instant) -> bool:
+    """Compact unless a data instant at or before the latest completed metadata delta commit is pending (its
+    metadata delta commit may be in the slice while it may still fail), as Java's
+    validateTimelineBeforeSchedulingCompaction decides. A writer that began since has not written its delta commit
+    (writers write theirs under the table lock, as this one does): it completes after the compaction and belongs to
+    the new slice, which is sliced by completion time."""
+    deltas = mdt_timeline.completed([DELTA_COMMIT])
+    latest = deltas[-1].time if deltas else ""
     pending = data_timeline.pending([COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, CLUSTERING])
-    return all(i.time == instant.time or is_metadata_only(i.time) for i in pending)
+    return all(i.time == instant.time or is_metadata_only(i.time) or i.time > latest for i in pending)

@@ -20,6 +20,7 @@ from pyhudi.timeline.avro_record import (ACTION_INSTANT, CLEAN_METADATA_SCHEMA, 
                                           CLEANER_PLAN_SCHEMA)
 from pyhudi.timeline.clean_metadata import CleanMetadata
 from pyhudi.timeline.clean_plan import CleanerPlan
+from pyhudi.commit.metadata_table import MetadataTableOptions
 from pyhudi.commit.service_commit import ServiceInstantCommit
 from pyhudi.commit.timeline_metadata import clean_metadata
 from pyhudi.services.clean import background as async_clean
@@ -55,7 +56,8 @@ def clean(spark, path, options: dict | None = None, respect_trigger: bool = Fals
     table = HudiTable.load(str(path))
     table.check_writable("clean")
     async_clean.join(table.storage.base_uri)     # one clean at a time: a background one finishes first
-    return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None)
+    return _clean(spark, table, table.timeline(), opts, options if respect_trigger else None,
+                  MetadataTableOptions.of(options))
 
 
 def clean_after_commit(spark, path, options: Mapping | C.HoodieConfig | None) -> CleanMetadata | None:
@@ -65,7 +67,7 @@ def clean_after_commit(spark, path, options: Mapping | C.HoodieConfig | None) ->
     if not opts.automatic:
         return None
     table = HudiTable.load(str(path))
-    return _clean(spark, table, table.timeline(), opts, options or {})
+    return _clean(spark, table, table.timeline(), opts, options or {}, MetadataTableOptions.of(options))
 
 
 def start_async_clean(spark, path, options: Mapping | C.HoodieConfig | None) -> bool:
@@ -83,18 +85,18 @@ def join_async_clean(path) -> CleanMetadata | None:
 
 
 # --- the clean ----------------------------------------------------------------------------------------------
-def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions,
-           trigger: Mapping | C.HoodieConfig | None) -> CleanMetadata | None:
+def _clean(spark, table: HudiTable, timeline: Timeline, opts: CleanOptions, trigger: Mapping | C.HoodieConfig | None,
+           metadata_options: MetadataTableOptions) -> CleanMetadata | None:
     """Finish pending cleans, then schedule and run one; with `trigger` (options) only when the trigger is due."""
     result = None
     for pending in timeline.pending([CLEAN]):      # Hudi re-executes plans of interrupted cleans first
-        result = _execute(spark, table, pending)
+        result = _execute(spark, table, pending, metadata_options)
         timeline = table.timeline()
     if trigger is not None and not needs_cleaning(timeline, trigger):   # hoodie.clean.trigger.strategy/max.commits
         return result
     t = _schedule(table, timeline, opts)
     if t is not None:
-        result = _execute(spark, table, Instant(t, CLEAN, State.REQUESTED))
+        result = _execute(spark, table, Instant(t, CLEAN, State.REQUESTED), metadata_options)
     return result
 
 
@@ -109,12 +111,12 @@ def _schedule(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> str |
 
 
 # --- execution ----------------------------------------------------------------------------------------------
-def _execute(spark, table: HudiTable, instant: Instant) -> CleanMetadata:
+def _execute(spark, table: HudiTable, instant: Instant, metadata_options: MetadataTableOptions) -> CleanMetadata:
     """CleanActionExecutor: requested -> inflight (same plan), delete the files, then `<t>.clean`."""
     storage = table.storage
     started = time.monotonic()
     t = instant.time
-    commit = ServiceInstantCommit.resume(storage, instant)
+    commit = ServiceInstantCommit.resume(storage, instant, metadata_options)
     source = instant_file(storage, commit.requested)
     plan_bytes = storage.read_bytes(source)
     plan = CleanerPlan.from_bytes(plan_bytes, f"{storage.base_uri}/{source}")

@@ -32,6 +32,7 @@ from pyhudi import config as C
 from pyhudi.spark import progress
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.metadata_table import MetadataTableOptions
 from pyhudi.commit.run import run_instant
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError, WriteConflictError
@@ -128,7 +129,9 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Clus
             commit.complete(metadata)
 
     # an abort returns to the requested plan (or undoes it, on a conflict); nothing once completed
-    _, metadata = run_instant(lambda: InstantCommit(storage, requested, keep_plan=True), work, label="clustering",
+    metadata_options = MetadataTableOptions.of(opts.raw)
+    _, metadata = run_instant(lambda: InstantCommit(storage, requested, keep_plan=True,
+                                                    metadata_options=metadata_options), work, label="clustering",
                               started=started, complete=complete)
     return metadata.to_json()
 

@@ -39,6 +39,7 @@ from pyhudi import config as C
 from pyhudi.spark import progress
 from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.commit.metadata import CommitMetadata
+from pyhudi.commit.metadata_table import MetadataTableOptions
 from pyhudi.commit.run import run_instant
 from pyhudi.commit.spark_jobs import collect_or_raise
 from pyhudi.errors import ConfigError, TimelineError
@@ -182,7 +183,9 @@ def execute_plan(spark, table: HudiTable, timeline: Timeline, t: str, opts: Comp
         return metadata
 
     # an abort returns to the requested plan; nothing once the commit exists
-    _, metadata = run_instant(lambda: InstantCommit(storage, requested, keep_plan=True), work, label="compaction",
+    metadata_options = MetadataTableOptions.of(opts.config)
+    _, metadata = run_instant(lambda: InstantCommit(storage, requested, keep_plan=True,
+                                                    metadata_options=metadata_options), work, label="compaction",
                               started=started)
     return metadata.to_json()
 
