@@ -25,6 +25,8 @@ def main() -> None:
     if sys.argv[4:] == ["spark-conf"]:
         conf = {"spark.hadoop.fs.s3a.endpoint": os.environ.pop("AWS_ENDPOINT_URL").split("://", 1)[1],
                 "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
+                # a local server is addressed path-style, as MinIO is: S3A's default (false) is virtual-hosted
+                "spark.hadoop.fs.s3a.path.style.access": "true",
                 "spark.hadoop.fs.s3a.access.key": os.environ.pop("AWS_ACCESS_KEY_ID"),
                 "spark.hadoop.fs.s3a.secret.key": os.environ.pop("AWS_SECRET_ACCESS_KEY"),
                 "spark.hadoop.fs.s3a.endpoint.region": os.environ.pop("AWS_REGION")}

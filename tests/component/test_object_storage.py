@@ -404,3 +404,38 @@ def test_scan_in_python_tasks_gives_spark_scans_rows(spark, tmp_path):
 
     assert collected(_scan_in_tasks(spark, schema, uris)) == collected(scan_parquet(spark, schema, uris))
     assert len(collected(_scan_in_tasks(spark, schema, uris))) == 3
+
+
+def test_a_public_bucket_is_read_without_credentials(s3_env, monkeypatch):
+    """S3A's AnonymousAWSCredentialsProvider reaches pyhudi's own I/O as AWS_SKIP_SIGNATURE: a table's files in a
+    public bucket are listed and read with unsigned requests on both clients pyhudi uses (pyarrow lists and reads,
+    obstore reads what the commit protocol reads back), with no credentials in the environment."""
+    import boto3
+
+    from pyhudi.storage.object_store import environment_from_spark_conf
+    from pyhudi.storage import Storage, object_store
+
+    storage = Storage(f"s3://{s3_env}/t")
+    properties = b"hoodie.table.name=t\n"
+    assert storage.create_if_absent(".hoodie/hoodie.properties", properties)
+    storage.write_bytes("p/f1.parquet", b"PAR1")
+    s3 = boto3.client("s3")
+    s3.put_bucket_acl(Bucket=s3_env, ACL="public-read")
+    for key in ("t/.hoodie/hoodie.properties", "t/p/f1.parquet"):
+        s3.put_object_acl(Bucket=s3_env, Key=key, ACL="public-read")
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(key)
+    conf = {"spark.hadoop.fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"}
+    for key, value in environment_from_spark_conf(conf).items():
+        monkeypatch.setenv(key, value)
+    object_store._root.cache_clear()
+    object_store._bucket_store.cache_clear()
+    try:
+        public = Storage(f"s3a://{s3_env}/t")
+        assert public.read_bytes(".hoodie/hoodie.properties") == properties
+        assert [info.base_name for info in public.list_files("p")] == ["f1.parquet"]
+        read = object_store.read_versioned(public.uri(".hoodie/hoodie.properties"))
+        assert read is not None and read[0] == properties
+    finally:
+        object_store._root.cache_clear()
+        object_store._bucket_store.cache_clear()

@@ -40,12 +40,18 @@ S3A_ENVIRONMENT = {"spark.hadoop.fs.s3a.endpoint": "AWS_ENDPOINT_URL",
                    "spark.hadoop.fs.s3a.secret.key": "AWS_SECRET_ACCESS_KEY",
                    "spark.hadoop.fs.s3a.session.token": "AWS_SESSION_TOKEN",
                    "spark.hadoop.fs.s3a.endpoint.region": "AWS_REGION"}
+PATH_STYLE = "spark.hadoop.fs.s3a.path.style.access"
+CREDENTIALS_PROVIDER = "spark.hadoop.fs.s3a.aws.credentials.provider"
+ANONYMOUS_PROVIDER = "AnonymousAWSCredentialsProvider"   # org.apache.hadoop.fs.s3a's
 
 
 def environment_from_spark_conf(conf: Mapping[str, str]) -> dict[str, str]:
     """The AWS environment that gives pyhudi's own I/O the S3 endpoint and credentials a session's
     ``spark.hadoop.fs.s3a.*`` settings give Spark's scan. An endpoint without a scheme is https, or http when
-    ``fs.s3a.connection.ssl.enabled`` is false (then AWS_ALLOW_HTTP too, which Rust clients such as hudi-rs need)."""
+    ``fs.s3a.connection.ssl.enabled`` is false (then AWS_ALLOW_HTTP too, which Rust clients such as hudi-rs need).
+    Buckets are addressed as S3A addresses them at that endpoint: path-style when ``fs.s3a.path.style.access`` is
+    true, else virtual-hosted (S3A's default). S3A's AnonymousAWSCredentialsProvider is unsigned requests
+    (AWS_SKIP_SIGNATURE); its other providers are the AWS default chain, which both clients already follow."""
     env = {name: str(conf[key]) for key, name in S3A_ENVIRONMENT.items() if conf.get(key)}
     endpoint = env.get("AWS_ENDPOINT_URL")
     if endpoint and "://" not in endpoint:
@@ -53,6 +59,11 @@ def environment_from_spark_conf(conf: Mapping[str, str]) -> dict[str, str]:
         endpoint = env["AWS_ENDPOINT_URL"] = f"{'https' if ssl else 'http'}://{endpoint}"
     if endpoint and endpoint.startswith("http://"):
         env["AWS_ALLOW_HTTP"] = "true"
+    if endpoint or conf.get(PATH_STYLE):
+        path_style = str(conf.get(PATH_STYLE, "false")).strip().lower() == "true"
+        env["AWS_VIRTUAL_HOSTED_STYLE_REQUEST"] = "false" if path_style else "true"
+    if ANONYMOUS_PROVIDER in str(conf.get(CREDENTIALS_PROVIDER, "")):
+        env["AWS_SKIP_SIGNATURE"] = "true"
     return env
 
 
@@ -89,7 +100,28 @@ def _root(scheme: str, authority: str) -> tuple[pafs.FileSystem, str]:
     """The filesystem of one bucket (container, host) and its root path, built once per process."""
     if scheme == "abfs":
         return _azure_root(authority)
+    if scheme == "s3" and (_env_true("AWS_SKIP_SIGNATURE") or _env_true("AWS_VIRTUAL_HOSTED_STYLE_REQUEST")):
+        return _s3_root(authority)
     return pafs.FileSystem.from_uri(f"{scheme}://{authority}/")
+
+
+def _s3_root(bucket: str) -> tuple[pafs.FileSystem, str]:
+    """pyarrow's S3FileSystem built from the environment for what an s3:// URI cannot tell it and obstore reads
+    from the environment: unsigned requests (AWS_SKIP_SIGNATURE) and virtual-hosted addressing at a custom
+    endpoint (AWS_VIRTUAL_HOSTED_STYLE_REQUEST; pyarrow addresses buckets path-style there otherwise)."""
+    env = os.environ
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or ""
+    web, _, host = endpoint.partition("://") if "://" in endpoint else ("https", "", endpoint)
+    region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or (
+        "us-east-1" if host else pafs.resolve_s3_region(bucket))
+    fs = pafs.S3FileSystem(anonymous=_env_true("AWS_SKIP_SIGNATURE"),
+                           force_virtual_addressing=_env_true("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"), region=region,
+                           endpoint_override=host.rstrip("/") or None, scheme=web)
+    return fs, f"{bucket}/"
+
+
+def _env_true(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("true", "1")
 
 
 # The Azure environment obstore reads (object_store's AzureConfigKey names), given to pyarrow's AzureFileSystem
@@ -126,7 +158,7 @@ def _azure_root(authority: str) -> tuple[pafs.FileSystem, str]:
 
 def _azure_emulator() -> bool:
     """Whether the environment points Azure at Azurite (object_store's AZURE_STORAGE_USE_EMULATOR)."""
-    return os.environ.get("AZURE_STORAGE_USE_EMULATOR", "").lower() in ("true", "1")
+    return _env_true("AZURE_STORAGE_USE_EMULATOR")
 
 
 def _first_env(*names: str) -> str | None:
