@@ -6,7 +6,9 @@ from the process that starts Spark. Prints one JSON object: the rows read at eac
     python object_store_client.py <table uri or path> <table type> <table version> [env|spark-conf]
 
 With `spark-conf`, the endpoint and credentials are taken out of the environment and given to the session as
-Spark's S3A settings (spark.hadoop.fs.s3a.*) instead, as a cluster's configuration gives them.
+Spark's S3A settings (spark.hadoop.fs.s3a.*) instead, as a cluster's configuration gives them. `s3a-connector` does
+the same and puts Hadoop's S3A connector on Spark's classpath (the jars in $PYHUDI_S3A_JARS), so that Spark's own
+parquet scan reads the base files at s3a://, as on a cluster.
 """
 
 from __future__ import annotations
@@ -15,14 +17,24 @@ import json
 import os
 import sys
 
+from pathlib import Path
+
 from engine_scenario import scenario
+
+# hadoop-aws 3.3.1 (the S3A connector PyPI carries) beside pyspark's Hadoop 3.5 client: numbers where Hadoop 3.5's
+# defaults say "60s" (3.3 parses them as long), and the SDK v1 credentials provider (3.5's default names SDK v2's)
+S3A_CONNECTOR = {"spark.hadoop.fs.s3a.threads.keepalivetime": "60",
+                 "spark.hadoop.fs.s3a.connection.establish.timeout": "30000",
+                 "spark.hadoop.fs.s3a.connection.timeout": "200000",
+                 "spark.hadoop.fs.s3a.multipart.purge.age": "86400",
+                 "spark.hadoop.fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider"}
 
 
 def main() -> None:
     import pyhudi
 
     conf = {}
-    if sys.argv[4:] == ["spark-conf"]:
+    if sys.argv[4:] in (["spark-conf"], ["s3a-connector"]):
         conf = {"spark.hadoop.fs.s3a.endpoint": os.environ.pop("AWS_ENDPOINT_URL").split("://", 1)[1],
                 "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
                 # a local server is addressed path-style, as MinIO is: S3A's default (false) is virtual-hosted
@@ -31,7 +43,13 @@ def main() -> None:
                 "spark.hadoop.fs.s3a.secret.key": os.environ.pop("AWS_SECRET_ACCESS_KEY"),
                 "spark.hadoop.fs.s3a.endpoint.region": os.environ.pop("AWS_REGION")}
         os.environ.pop("AWS_ALLOW_HTTP", None)
+    if sys.argv[4:] == ["s3a-connector"]:
+        conf.update(S3A_CONNECTOR)
+        conf["spark.jars"] = ",".join(str(jar) for jar in sorted(Path(os.environ["PYHUDI_S3A_JARS"]).glob("*.jar")))
     spark = pyhudi.session(master="local[2]", hive=False, **conf)
+    if sys.argv[4:] == ["s3a-connector"]:   # Spark's own scan reads the table, not pyhudi's fallback in tasks
+        from pyhudi.spark.jvm import hadoop_serves
+        assert hadoop_serves(spark, sys.argv[1]), "Spark's S3A connector is not serving " + sys.argv[1]
     if conf:   # the executors get them too, through Spark's executor environment
         assert spark.conf.get("spark.executorEnv.AWS_ENDPOINT_URL").startswith("http://"), "no executor env"
     out = scenario(spark, sys.argv[1], sys.argv[2], sys.argv[3])

@@ -156,6 +156,24 @@ def test_engine_on_s3_gives_the_rows_it_gives_on_a_local_disk(spark, s3_env, tmp
                      settings)
 
 
+S3A_JARS = HERE.parents[1] / ".venv" / "s3a-jars"
+
+
+@pytest.mark.parametrize("table_type,version", [
+    ("COPY_ON_WRITE", "8"), pytest.param("MERGE_ON_READ", "6", marks=_LONG_ONLY)])
+def test_sparks_own_s3a_scan_gives_the_rows_pyhudi_gives_on_a_local_disk(spark, s3_env, tmp_path, monkeypatch,
+                                                                        table_type, version):
+    """With Hadoop's S3A connector on Spark's classpath, as on a cluster, Spark's own parquet scan reads the base
+    files at s3a:// (not pyhudi's scan in tasks): the engine scenario gives the same rows as on a local disk, and
+    hudi-rs reads the table. The connector is hadoop-aws 3.3.1 from PyPI's sagemaker-pyspark (.ci/run fetches it),
+    beside pyspark's newer Hadoop client."""
+    if not (S3A_JARS / "hadoop-aws-3.3.1.jar").exists():
+        pytest.skip(f"the S3A connector jars are not in {S3A_JARS} (.ci/run fetches them from PyPI)")
+    monkeypatch.setenv("PYHUDI_S3A_JARS", str(S3A_JARS))
+    _same_as_on_disk(spark, tmp_path, f"s3a://{s3_env}/trips", f"s3://{s3_env}/trips", table_type, version,
+                     "s3a-connector")
+
+
 @pytest.mark.parametrize("table_type,version", [
     ("MERGE_ON_READ", "9"), pytest.param("COPY_ON_WRITE", "6", marks=_LONG_ONLY)])
 def test_engine_on_azure_gives_the_rows_it_gives_on_a_local_disk(spark, azure_env, tmp_path, table_type, version):
