@@ -230,6 +230,29 @@ def _apply(model: dict, operation: str, records, partitions=()) -> dict:
     return out
 
 
+def _upsert_until_the_next_one_cleans_the_metadata_table(case: Case, tmp_path) -> None:
+    """Upsert until the next upsert would run the metadata table's first clean (when depends on its compaction
+    cadence, which follows Java's counting): each upsert is tried on the table, and the one that cleaned is undone
+    by restoring the copy taken before it."""
+    import shutil
+
+    from pyhudi.commit.metadata_table import metadata_storage
+    from pyhudi.timeline import CLEAN as CLEAN_ACTION, Timeline
+
+    saved = tmp_path / "before_upsert"
+    for _ in range(60):
+        shutil.rmtree(saved, ignore_errors=True)
+        shutil.copytree(case.path, saved)
+        clock, model = case.clock, dict(case.model)
+        case.upsert([6, 7])
+        if Timeline.load(metadata_storage(HudiTable.load(case.path).storage)).completed([CLEAN_ACTION]):
+            shutil.rmtree(case.path)
+            shutil.copytree(saved, case.path)
+            case.clock, case.model = clock, model
+            return
+    raise AssertionError("the metadata table never cleaned in 60 upserts")
+
+
 def _prepare(case: Case, action: str, tmp_path):
     """Set the table up for `action`; returns (worker action, model after the action, model part-way through
     a restore, whether the worker uses OCC)."""
@@ -245,9 +268,8 @@ def _prepare(case: Case, action: str, tmp_path):
     if action == "upsert_mdt_v8_compact":   # the action's delta commit is the files partition's eleventh
         for _ in range(7):
             case.upsert([6, 7])
-    if action == "upsert_mdt_v8_clean":   # the 31st write: 20 commits past the first compaction, the first clean
-        for _ in range(28):
-            case.upsert([6, 7])
+    if action == "upsert_mdt_v8_clean":   # up to the write whose metadata sync runs the files partition's first clean
+        _upsert_until_the_next_one_cleans_the_metadata_table(case, tmp_path)
     if action == "archive_v8":            # three archive runs: layer 0 holds one file, layer 1 one
         for _ in range(3):
             case.upsert([6, 7])

@@ -355,7 +355,7 @@ def test_a_writer_that_began_after_the_last_metadata_delta_commit_does_not_hold_
     options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
                "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
                "hoodie.write.table.version": "8", "hoodie.parquet.small.file.limit": "0",
-               "hoodie.metadata.compact.max.delta.commits": "2",
+               "hoodie.metadata.compact.max.delta.commits": "3",
                "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
                "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
                "hoodie.client.heartbeat.interval_in_ms": "60000"}
@@ -372,7 +372,7 @@ def test_a_writer_that_began_after_the_last_metadata_delta_commit_does_not_hold_
     concurrent.start()
     (path / ".hoodie" / ".heartbeat").mkdir(exist_ok=True)
     (path / ".hoodie" / ".heartbeat" / concurrent.instant_time).write_text("1")    # a live writer
-    write(3)                                   # two delta commits since the last compaction: one is due
+    write(3)                   # three delta commits (the initialising one and two writes): a compaction is due
     mdt_timeline = Timeline.load(mdt)
     (compaction,) = mdt_timeline.completed([COMMIT])
     assert compaction.time > concurrent.instant_time

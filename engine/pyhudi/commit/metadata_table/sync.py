@@ -137,8 +137,11 @@ def _settled(mdt: Storage) -> Timeline:
 
 
 def _delta_commits_since_compaction(files_slice: FilesSlice) -> int:
-    """Delta commits requested after the slice's compaction, as Java counts them (CompactionUtils.
-    getDeltaCommitsSinceLatestCompaction): the one that completed just after it, requested before, is not counted."""
+    """Delta commits since the last compaction, as Java counts them (CompactionUtils.
+    getDeltaCommitsSinceLatestCompaction): those requested after it (the one that completed just after it, requested
+    before, is not counted), or every one before the first compaction (the initialising one included)."""
+    if is_metadata_only(files_slice.base_instant):
+        return len(files_slice.log_files)
     return sum(1 for _, instant in files_slice.log_files if instant > files_slice.base_instant)
 
 
