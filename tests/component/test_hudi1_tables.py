@@ -546,25 +546,28 @@ def test_cdc_queries_are_refused_clearly(spark, tmp_path_factory):
                                   "hoodie.datasource.read.begin.instanttime": "000"})
 
 
-def test_incremental_reads_reaching_the_lsm_history_are_refused(spark, tmp_path_factory):
-    """Java 1.x archives old instants into .hoodie/timeline/history (an LSM timeline pyhudi does not read yet): a
-    range that starts before the active timeline would miss rows, so it is refused unless the full-scan fallback
-    is asked for."""
+def test_incremental_reads_reaching_the_lsm_history_read_its_commits(spark, tmp_path_factory):
+    """Java 1.x archives old instants into the LSM timeline history (.hoodie/timeline/history), and its incremental
+    queries read the archived commits' metadata there (IncrementalQueryAnalyzer): a range that starts before the
+    active timeline gives the rows it gave before the archival, which are hudi-rs's rows too."""
     path = fixture_table("mor_avro_v9_txns_simple_meta", tmp_path_factory)
-    timeline = HudiTable.load(str(path)).timeline()
-    first, second = timeline.completed_writes()[:2]
-    for instant in (first, second):    # archived: gone from the active timeline, kept in the history
-        for state in ("requested", "inflight"):
-            (path / ".hoodie" / "timeline" / f"{instant.time}.{instant.action}.{state}").unlink()
-        (path / timeline.path_of(instant)).unlink()
-    (path / ".hoodie" / "timeline" / "history" / "manifest_1").write_text("{}")
-    options = {"hoodie.datasource.query.type": "incremental",
-               "hoodie.datasource.read.begin.instanttime": first.time}
-    with pytest.raises(errors.TimelineError, match="archived"):
-        pyhudi.read(spark, path, options)
-    fallback = pyhudi.read(spark, path, {**options, "hoodie.datasource.read.incr.fallback.fulltablescan.enable":
-                                         "true"})
-    assert fallback.count() > 0
+    options = {**_write_options(path), "hoodie.metadata.compact.max.delta.commits": "2"}
+    data = _data(spark, path).limit(2).cache()
+    for _ in range(4):
+        pyhudi.write(data, path, options)
+    writes = HudiTable.load(str(path)).timeline().completed_writes()
+    begin, end = writes[0].time, writes[-1].time
+    incremental = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": begin,
+                   "hoodie.datasource.read.end.instanttime": end}
+    columns = data.columns
+    before = rows(pyhudi.read(spark, path, incremental), columns)
+    assert before and before == rows(hudi_rs_read(path, start=begin, end=end), columns)
+    archived = pyhudi.Table(spark, str(path)).maintenance.archive(
+        {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"})
+    assert {i.time for i in archived} & {w.time for w in writes[1:]}      # the range reaches into the history
+    assert HudiTable.load(str(path)).timeline().completed_writes()[0].time > writes[1].time
+    assert rows(pyhudi.read(spark, path, incremental), columns) == before
+    data.unpersist()
 
 
 def test_sql_reads_and_changes_a_hudi1_table(spark, tmp_path_factory):

@@ -17,7 +17,9 @@ from pyhudi.file_group.base_file import META_COLUMNS
 from pyhudi.file_group.model import FileSlice
 from pyhudi.schema import avro_to_arrow
 from pyhudi.table import HudiTable
-from pyhudi.timeline import Timeline, normalize_instant_argument
+from pyhudi.timeline import (WRITE_ACTIONS, CommitMetadata, Instant, State, Timeline, normalize_instant_argument,
+                             parse_commit)
+from pyhudi.timeline.lsm_history import read_history
 
 
 @dataclass
@@ -103,7 +105,8 @@ def stored_as_numbers(table: HudiTable, timeline: Timeline, schema: pa.Schema) -
 
 def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConfig, schema: pa.Schema) -> ScanPlan:
     """Rows committed in (begin, end]: the latest slices (as of end) of the file groups the commits in range
-    wrote, filtered by commit time. As Hudi's IncrementalRelation, when the range reaches archived instants or a
+    wrote, filtered by commit time. Archived commits in range are read from the LSM history (layout 2, as Hudi
+    1.x does). As Hudi's IncrementalRelation, when the range reaches archived instants of a layout 1 table or a
     file those commits wrote is gone (cleaned), only a full table scan filtered by commit time is complete:
     done under hoodie.datasource.read.incr.fallback.fulltablescan.enable, refused otherwise."""
     if not table.properties.populate_meta_fields:   # as Hudi's IncrementalRelation
@@ -117,19 +120,23 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
     begin = normalize_instant_argument(begin) if begin not in ("0", "000") else "000"
     end = config.get(C.END_INSTANT)
     end = normalize_instant_argument(end) if end else None
+    history = _archived_writes(table, timeline)
+    completed = sorted([*history, *timeline.completed_writes()], key=lambda i: i.time)
     if timeline.layout.version == 2:
-        begin, end = _by_completion_time(table, timeline, begin, end)
-    writes = [i for i in timeline.completed_writes() if i.time > begin and (end is None or i.time <= end)]
+        begin, end = _by_completion_time(table, completed, begin, end)
+    writes = [i for i in completed if i.time > begin and (end is None or i.time <= end)]
     end = end or (writes[-1].time if writes else begin)
     view = table.view(as_of=end, timeline=timeline)
     touched, missing = set(), []
     for instant in writes:
-        for partition, stats in timeline.read_commit(instant).stats_by_partition().items():
+        metadata = history[instant] if instant in history else timeline.read_commit(instant)
+        for partition, stats in metadata.stats_by_partition().items():
             for stat in stats:
                 touched.add((partition, stat.file_id))
                 if stat.path and not view.is_replaced(partition, stat.file_id) and not view.is_listed(stat.path):
                     missing.append(stat.path)
-    archived = [name for name, instant in (("begin", begin), ("end", end)) if _archived(table, view, instant)]
+    archived = [] if history else [name for name, instant in (("begin", begin), ("end", end))
+                                   if _archived(table, view, instant)]
     if archived or missing:
         reason = (f"the {' and '.join(archived)} instant of ({begin}, {end}] is older than the active timeline "
                   f"(archived)" if archived else f"{len(missing)} file(s) its commits wrote are gone (cleaned), "
@@ -147,11 +154,26 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
                     stored_as_numbers(table, timeline, schema))
 
 
-def _by_completion_time(table: HudiTable, timeline: Timeline, begin: str, end: str | None) -> tuple[str, str | None]:
+def _archived_writes(table: HudiTable, timeline: Timeline) -> dict[Instant, CommitMetadata]:
+    """Timeline layout 2: the completed writes the LSM history holds, as Instant -> CommitMetadata (the archived
+    completed file's bytes), as Hudi 1.x's incremental queries read them (IncrementalQueryAnalyzer); {} on layout 1
+    or without a history. Hudi 0.x's archived timeline is not read for these queries, as Hudi 0.x does not."""
+    if timeline.layout.version != 2 or not table.has_archived_instants():
+        return {}
+    out = {}
+    for archived in read_history(table.storage, timeline.layout.history_folder):
+        if archived.action in WRITE_ACTIONS and archived.metadata:
+            instant = Instant(archived.time, archived.action, State.COMPLETED, archived.completion_time)
+            out[instant] = parse_commit(archived.metadata, f"{table.storage.base_uri}/"
+                                        f"{timeline.layout.history_folder} ({archived.time} {archived.action})")
+    return out
+
+
+def _by_completion_time(table: HudiTable, writes: list, begin: str, end: str | None) -> tuple[str, str | None]:
     """Hudi 1.x (timeline layout 2) reads the commits that *completed* in (begin, end]; their rows carry their
-    requested times. Returns the range of requested times holding exactly those commits. When writers overlapped
-    (a commit requested earlier completed later), no such range exists: refused rather than answered wrongly."""
-    writes = timeline.completed_writes()
+    requested times. Returns the range of requested times holding exactly those commits (`writes`: every completed
+    write, archived ones included, by requested time). When writers overlapped (a commit requested earlier
+    completed later), no such range exists: refused rather than answered wrongly."""
 
     def completion(instant) -> str:
         return instant.completion_time or instant.time

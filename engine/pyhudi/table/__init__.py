@@ -133,7 +133,7 @@ class HudiTable:
 
     def has_archived_instants(self) -> bool:
         """The archiver moved instants out of the active timeline (into hoodie.archivelog.folder; for timeline
-        layout 2 into the LSM timeline of hoodie.timeline.history.path, whose files pyhudi does not read yet)."""
+        layout 2 into the LSM timeline of hoodie.timeline.history.path)."""
         if self.properties.timeline_layout_version == "2":
             layout = layout_for("2", self.properties.get(C.TIMELINE_PATH.key),
                                 self.properties.get(C.TIMELINE_HISTORY_PATH.key))
