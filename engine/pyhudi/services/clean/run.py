@@ -111,7 +111,8 @@ def _schedule(table: HudiTable, timeline: Timeline, opts: CleanOptions) -> str |
 
 
 # --- execution ----------------------------------------------------------------------------------------------
-def _execute(spark, table: HudiTable, instant: Instant, metadata_options: MetadataTableOptions) -> CleanMetadata:
+def _execute(spark, table: HudiTable, instant: Instant,
+             metadata_options: MetadataTableOptions | None = None) -> CleanMetadata:
     """CleanActionExecutor: requested -> inflight (same plan), delete the files, then `<t>.clean`."""
     storage = table.storage
     started = time.monotonic()
