@@ -31,5 +31,4 @@ def undo_metadata_deltacommit(storage: Storage, instant_time: str) -> bool:
 
 
 __all__ = ["MetadataTableOptions", "can_build_files_partition", "initialize_files_partition", "maintained",
-           "metadata_storage",
-           "sync_metadata_table", "undo_metadata_deltacommit"]
+           "metadata_storage", "sync_metadata_table", "undo_metadata_deltacommit"]

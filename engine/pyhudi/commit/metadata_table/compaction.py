@@ -1,7 +1,7 @@
 """Compacting the metadata table's `files` partition: the latest slice's base HFile and trusted log files merged into
 a new base HFile, under a compaction instant of its own (Hudi 1.x: a new instant time; completed as a commit), as
-Java compacts its metadata table every hoodie.metadata.compact.max.delta.commits delta commits (options.py). Without it every
-reader would merge one more log file per data commit.
+Java compacts its metadata table every hoodie.metadata.compact.max.delta.commits delta commits (options.py).
+Without it every reader would merge one more log file per data commit.
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ A table of version 8 or 9 whose `files` partition is ready is *maintained*: the 
 metadata delta commit at the same instant time, completed before the data instant (Java's order); a rollback also
 undoes the metadata delta commit of the instant it rolls back; every hoodie.metadata.compact.max.delta.commits
 delta commits the files partition is compacted first; its old file slices are cleaned and its old instants archived
-when due (clean.py, archive.py), all following the data writer's options as Java derives them (options.py). The partitions pyhudi does not maintain (record_index, column_stats,
-partition_stats, secondary and expression indexes, bloom_filters) are dropped first, as Java's writer drops an index
-it has disabled: unnamed in hoodie.properties, then their folders deleted. Every other table with a metadata table
-(version 6, no ready `files` partition) has it dropped whole (table/metadata_table.py).
+when due (clean.py, archive.py), all following the data writer's options as Java derives them (options.py). The
+partitions pyhudi does not maintain (record_index, column_stats, partition_stats, secondary and expression
+indexes, bloom_filters) are dropped first, as Java's writer drops an index it has disabled: unnamed in
+hoodie.properties, then their folders deleted. Every other table with a metadata table (version 6, no ready `files`
+partition) has it dropped whole (table/metadata_table.py).
 """
 
 from __future__ import annotations
