@@ -24,6 +24,7 @@ from pyhudi.commit.markers import delete_markers, marked_files, own_files
 from pyhudi.commit.metadata import CommitMetadata
 from pyhudi.storage import Storage
 from pyhudi.commit.metadata_table import MetadataTableOptions, sync_metadata_table, undo_metadata_deltacommit
+from pyhudi.commit.metadata_table.options import DEFAULT_OPTIONS
 from pyhudi.timeline import (instant_file, Instant, State, commit_content, create_requested,
                              transition_to_completed, transition_to_inflight)
 
@@ -36,7 +37,7 @@ class InstantCommit:
         self.storage = storage
         self.requested = requested
         self.keep_plan = keep_plan
-        self.metadata_options = metadata_options or MetadataTableOptions()
+        self.metadata_options = metadata_options or DEFAULT_OPTIONS
         self.inflight: Instant | None = None
         self.completed: Instant | None = None
 

@@ -15,8 +15,7 @@ from pyhudi.commit.instant_commit import InstantCommit
 from pyhudi.errors import TimelineError
 from pyhudi.storage import Storage
 from pyhudi.commit.metadata_table import MetadataTableOptions, sync_metadata_table
-from pyhudi.timeline import (Instant, State, complete_instant, create_requested, instant_file,
-                             transition_to_inflight)
+from pyhudi.timeline import Instant, State, complete_instant, instant_file, transition_to_inflight
 
 
 class ServiceInstantCommit(InstantCommit):
@@ -26,8 +25,7 @@ class ServiceInstantCommit(InstantCommit):
                    metadata_options: MetadataTableOptions | None = None) -> "ServiceInstantCommit":
         """Create the requested instant holding the Avro `plan` (empty without a schema)."""
         content = avro.to_bytes(schema, plan) if schema is not None else b""
-        return cls(storage, create_requested(storage, instant_time, action, content),
-                   metadata_options=metadata_options)
+        return cls.begin(storage, instant_time, action, content, metadata_options)
 
     @classmethod
     def resume(cls, storage: Storage, instant: Instant,

@@ -19,7 +19,7 @@ from pyhudi.schema import avro_to_arrow
 from pyhudi.table import HudiTable
 from pyhudi.timeline import (WRITE_ACTIONS, CommitMetadata, Instant, State, Timeline, normalize_instant_argument,
                              parse_commit)
-from pyhudi.timeline.lsm_history import read_history
+from pyhudi.timeline.lsm_history import ArchivedInstant, read_history
 
 
 @dataclass
@@ -129,7 +129,8 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
     view = table.view(as_of=end, timeline=timeline)
     touched, missing = set(), []
     for instant in writes:
-        metadata = history[instant] if instant in history else timeline.read_commit(instant)
+        metadata = _parse_archived(table, timeline, history[instant]) if instant in history \
+            else timeline.read_commit(instant)
         for partition, stats in metadata.stats_by_partition().items():
             for stat in stats:
                 touched.add((partition, stat.file_id))
@@ -154,19 +155,21 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
                     stored_as_numbers(table, timeline, schema))
 
 
-def _archived_writes(table: HudiTable, timeline: Timeline) -> dict[Instant, CommitMetadata]:
-    """Timeline layout 2: the completed writes the LSM history holds, as Instant -> CommitMetadata (the archived
-    completed file's bytes), as Hudi 1.x's incremental queries read them (IncrementalQueryAnalyzer); {} on layout 1
-    or without a history. Hudi 0.x's archived timeline is not read for these queries, as Hudi 0.x does not."""
+def _archived_writes(table: HudiTable, timeline: Timeline) -> dict[Instant, ArchivedInstant]:
+    """Timeline layout 2: the completed writes the LSM history holds, as Hudi 1.x's incremental queries read them
+    (IncrementalQueryAnalyzer); {} on layout 1 or without a history. Hudi 0.x's archived timeline is not read for
+    these queries, as Hudi 0.x does not. Only the writes in a query's range get their metadata parsed."""
     if timeline.layout.version != 2 or not table.has_archived_instants():
         return {}
-    out = {}
-    for archived in read_history(table.storage, timeline.layout.history_folder):
-        if archived.action in WRITE_ACTIONS and archived.metadata:
-            instant = Instant(archived.time, archived.action, State.COMPLETED, archived.completion_time)
-            out[instant] = parse_commit(archived.metadata, f"{table.storage.base_uri}/"
-                                        f"{timeline.layout.history_folder} ({archived.time} {archived.action})")
-    return out
+    return {Instant(archived.time, archived.action, State.COMPLETED, archived.completion_time): archived
+            for archived in read_history(table.storage, timeline.layout.history_folder)
+            if archived.action in WRITE_ACTIONS and archived.metadata}
+
+
+def _parse_archived(table: HudiTable, timeline: Timeline, archived: ArchivedInstant) -> CommitMetadata:
+    """The commit metadata of an archived write (its completed file's bytes, kept in the LSM history)."""
+    return parse_commit(archived.metadata or b"", f"{table.storage.base_uri}/{timeline.layout.history_folder} "
+                                                  f"({archived.time} {archived.action})")
 
 
 def _by_completion_time(table: HudiTable, writes: list, begin: str, end: str | None) -> tuple[str, str | None]:

@@ -36,13 +36,15 @@ def clean_if_due(mdt: Storage, mdt_timeline: Timeline, data_timeline: Timeline, 
     compactions = mdt_timeline.completed([COMMIT])
     if compactions and sum(1 for i in mdt_timeline.completed() if i.time > compactions[-1].time) < AFTER_COMPACTION:
         return None
-    slices = file_slices(mdt, mdt_timeline, data_timeline)
     retain = None
     if options.cleaner_policy == KEEP_LATEST_FILE_VERSIONS:
+        slices = file_slices(mdt, mdt_timeline, data_timeline)
         doomed = [name for t in sorted(slices)[:-options.file_versions_retained] for name in slices[t]]
     else:
         retain = earliest_commit_to_retain(mdt_timeline, options.clean_options())
-        doomed = files_before(slices, retain.time) if retain is not None else []
+        if retain is None:   # nothing is old enough: no listing of the partition
+            return None
+        doomed = files_before(file_slices(mdt, mdt_timeline, data_timeline), retain.time)
     if not doomed:
         return None
     files = {FILES_PARTITION: [mdt.uri(f"{FILES_PARTITION}/{name}") for name in sorted(doomed)]}
