@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from pyhudi import config as C
 from pyhudi.cdc import check_cdc_table
-from pyhudi.errors import ConfigError, CorruptFileError, TimelineError, UnsupportedTableVersionError
+from pyhudi.errors import ConfigError, CorruptFileError, TimelineError
 from pyhudi.file_group.model import FileSlice
 from pyhudi.table import HudiTable
 from pyhudi.timeline import REPLACE_COMMIT, CommitMetadata, normalize_instant_argument
@@ -52,11 +52,6 @@ def check_cdc_query(path: str, options: dict | None) -> tuple[HudiTable, str, st
     driver, before Spark plans anything)."""
     config = C.HoodieConfig(options or {})
     table = HudiTable.load(path)
-    if table.properties.timeline_layout_version == "2":
-        raise UnsupportedTableVersionError(
-            f"CDC query on {table.name}: it is a Hudi 1.x table (hoodie.table.version={table.properties.version}), "
-            "whose change data pyhudi does not read yet; use an incremental query "
-            "(hoodie.datasource.query.type=incremental) or read it with Hudi 1.x")
     mode = check_cdc_table(table)
     begin = config.get(C.BEGIN_INSTANT)
     if not begin:

@@ -52,7 +52,8 @@ def scan_dataframe(spark: SparkSession, plan: ScanPlan) -> DataFrame:
     df = native_scan(spark, plan, [plan.table.storage.uri(p) for p in plan.base_paths])
     if plan.begin_exclusive is not None:
         commit = F.col("_hoodie_commit_time")
-        df = df.filter((commit > F.lit(plan.begin_exclusive)) & (commit <= F.lit(plan.end_inclusive)))
+        df = df.filter(commit.isin(sorted(plan.commit_times)) if plan.commit_times is not None
+                       else (commit > F.lit(plan.begin_exclusive)) & (commit <= F.lit(plan.end_inclusive)))
     return df
 
 

@@ -37,7 +37,8 @@ def plan_key(plan: ScanPlan, kind: str) -> tuple:
                   for s in plan.slices),
             plan.begin_exclusive, plan.end_inclusive, plan.base_only, plan.visible_instants, plan.committed_before,
             tuple(sorted((path, tuple(map(tuple, ranges))) for path, ranges in plan.committed_extents.items())),
-            plan.ordering_field, plan.payload_class, props.populate_meta_fields)
+            plan.ordering_field, plan.payload_class, props.populate_meta_fields,
+            tuple(sorted(plan.commit_times)) if plan.commit_times is not None else None)
 
 
 def cached_dataframe(spark: SparkSession, plan: ScanPlan, kind: str, build: Callable[[], DataFrame]) -> DataFrame:

@@ -30,6 +30,7 @@ class SlicePartition(InputPartition):
     base_only: bool = True
     committed_before: str | None = None
     committed_extents: dict | None = None   # this slice's files: byte ranges visible commits wrote
+    commit_times: frozenset | None = None   # incremental on Hudi 1.x: only these commits' rows
 
 
 class HudiDataSource(DataSource):
@@ -78,7 +79,7 @@ class HudiReader(DataSourceReader):
                                 plan.ordering_field, plan.payload_class, plan.base_only or not s.log_files,
                                 plan.committed_before,
                                 {log.path: plan.committed_extents[log.path] for log in s.log_files
-                                 if log.path in plan.committed_extents})
+                                 if log.path in plan.committed_extents}, plan.commit_times)
                  for s in plan.slices]
         return parts or [SlicePartition(base_uri, None)]
 
@@ -103,10 +104,9 @@ class HudiReader(DataSourceReader):
                                     committed_before=partition.committed_before,
                                     committed_extents=partition.committed_extents)
         if partition.begin_exclusive is not None:
-            commit = table["_hoodie_commit_time"]
-            keep = pc.and_(pc.greater(commit, partition.begin_exclusive),
-                           pc.less_equal(commit, partition.end_inclusive))
-            table = table.filter(keep)
+            from pyhudi.reader.plan import keeps_commit_arrow
+            table = table.filter(keeps_commit_arrow(table["_hoodie_commit_time"], partition.begin_exclusive,
+                                                    partition.end_inclusive, partition.commit_times))
         columns = []
         for fld in target:
             if fld.name in table.column_names:

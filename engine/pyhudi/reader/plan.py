@@ -34,6 +34,7 @@ class ScanPlan:
     committed_before: str | None = None     # log blocks older than the active timeline (archived) count
     committed_extents: dict = field(default_factory=dict)   # path -> byte ranges visible commits wrote
     numbers_as_text: bool = False           # some string column was stored as a number (see stored_as_numbers)
+    commit_times: frozenset | None = None   # incremental on Hudi 1.x: only these commits' rows (Hudi's IN filter)
 
     @property
     def base_paths(self) -> list[str]:
@@ -105,8 +106,8 @@ def stored_as_numbers(table: HudiTable, timeline: Timeline, schema: pa.Schema) -
 
 def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConfig, schema: pa.Schema) -> ScanPlan:
     """Rows committed in (begin, end]: the latest slices (as of end) of the file groups the commits in range
-    wrote, filtered by commit time. Archived commits in range are read from the LSM history (layout 2, as Hudi
-    1.x does). As Hudi's IncrementalRelation, when the range reaches archived instants of a layout 1 table or a
+    wrote, filtered by commit time (on Hudi 1.x tables the commits that completed in range: `_completed_in`).
+    Archived commits in range are read from the LSM history (layout 2, as Hudi 1.x does). As Hudi's IncrementalRelation, when the range reaches archived instants of a layout 1 table or a
     file those commits wrote is gone (cleaned), only a full table scan filtered by commit time is complete:
     done under hoodie.datasource.read.incr.fallback.fulltablescan.enable, refused otherwise."""
     if not table.properties.populate_meta_fields:   # as Hudi's IncrementalRelation
@@ -122,10 +123,15 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
     end = normalize_instant_argument(end) if end else None
     history = _archived_writes(table, timeline)
     completed = sorted([*history, *timeline.completed_writes()], key=lambda i: i.time)
+    commit_times = None
     if timeline.layout.version == 2:
-        begin, end = _by_completion_time(table, completed, begin, end)
-    writes = [i for i in completed if i.time > begin and (end is None or i.time <= end)]
-    end = end or (writes[-1].time if writes else begin)
+        writes = _completed_in(completed, begin, end)
+        commit_times = frozenset(w.time for w in writes)
+        earlier = [w.time for w in completed if writes and w.time < writes[0].time]
+        begin, end = (earlier[-1] if earlier else "000"), (writes[-1].time if writes else begin)
+    else:
+        writes = [i for i in completed if i.time > begin and (end is None or i.time <= end)]
+        end = end or (writes[-1].time if writes else begin)
     view = table.view(as_of=end, timeline=timeline)
     touched, missing = set(), []
     for instant in writes:
@@ -152,7 +158,7 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
         slices = [s for s in view.merged_latest_slices() if (s.partition_path, s.file_id) in touched]
     return ScanPlan(table, schema, slices, begin, end, False, frozenset(view.visible_instants),
                     view.timeline_start, view.check_committed_sizes(slices),
-                    stored_as_numbers(table, timeline, schema))
+                    stored_as_numbers(table, timeline, schema), commit_times)
 
 
 def _archived_writes(table: HudiTable, timeline: Timeline) -> dict[Instant, ArchivedInstant]:
@@ -172,26 +178,17 @@ def _parse_archived(table: HudiTable, timeline: Timeline, archived: ArchivedInst
                                                   f"({archived.time} {archived.action})")
 
 
-def _by_completion_time(table: HudiTable, writes: list, begin: str, end: str | None) -> tuple[str, str | None]:
-    """Hudi 1.x (timeline layout 2) reads the commits that *completed* in (begin, end]; their rows carry their
-    requested times. Returns the range of requested times holding exactly those commits (`writes`: every completed
-    write, archived ones included, by requested time). When writers overlapped (a commit requested earlier
-    completed later), no such range exists: refused rather than answered wrongly."""
+def _completed_in(writes: list, begin: str, end: str | None) -> list:
+    """Hudi 1.x (timeline layout 2, IncrementalQueryAnalyzer): the commits that *completed* in (begin, end], by
+    requested time (`writes`: every completed write, archived ones included). Their rows carry their requested
+    times, and concurrent writers overlap (a compaction planned before a delta commit completes after it), so the
+    rows are kept by that set of times, not by a range. The file slices are those as of the latest requested time
+    among them, as Hudi 1.x's incremental relation lists them."""
 
     def completion(instant) -> str:
         return instant.completion_time or instant.time
 
-    chosen = [w for w in writes if completion(w) > begin and (end is None or completion(w) <= end)]
-    before = [w.time for w in writes if completion(w) <= begin]
-    low = max(before) if before else "000"
-    high = max((w.time for w in chosen), default=low)
-    in_range = [w for w in writes if low < w.time <= high]
-    if in_range != chosen:
-        raise TimelineError(
-            f"incremental query on {table.name}: the commits that completed in ({begin}, {end or 'now'}] overlap "
-            "others in time (concurrent writers), which pyhudi's incremental read of Hudi 1.x tables does not "
-            "handle yet; read a snapshot, or time travel with as.of.instant")
-    return low, high
+    return [w for w in writes if completion(w) > begin and (end is None or completion(w) <= end)]
 
 
 def _archived(table: HudiTable, view, instant_time: str) -> bool:
@@ -199,6 +196,14 @@ def _archived(table: HudiTable, view, instant_time: str) -> bool:
     timeline starts after the query instant for another reason, e.g. a restore)."""
     return view.timeline_start is not None and instant_time < view.timeline_start \
         and table.has_archived_instants()
+
+
+def keeps_commit_arrow(column, begin: str, end: str, commit_times: frozenset | None):
+    """The pyarrow mask of an incremental query's rows (`column`: their _hoodie_commit_time)."""
+    import pyarrow.compute as pc
+    if commit_times is not None:
+        return pc.is_in(column, value_set=pa.array(sorted(commit_times), pa.string()))
+    return pc.and_(pc.greater(column, begin), pc.less_equal(column, end))
 
 
 def table_schema(table: HudiTable, timeline=None) -> pa.Schema:
