@@ -151,17 +151,11 @@ def test_writes_and_services_on_hudi1_tables_stay_readable_by_hudi_rs(spark, tmp
         pyhudi.write(updates, path, options)
         assert table.maintenance.compact(options={"hoodie.compact.inline.max.delta.commits": "1"})
         _same_as_hudi_rs(spark, path)
-    if not props.populate_meta_fields:   # a known gap: refused clearly, nothing written
-        before = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
-        with pytest.raises(errors.ConfigError, match="cannot cluster yet"):
-            table.maintenance.cluster()
-        assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
-    else:
-        (clustering,) = table.maintenance.cluster()   # layout 2: `<t>.clustering.requested`, then a replacecommit
-        assert (path / ".hoodie" / "timeline" / f"{clustering.time}.clustering.requested").exists()
-        assert clustering.completion_time and (path / ".hoodie" / "timeline" / (
-            f"{clustering.time}_{clustering.completion_time}.replacecommit")).exists()
-        _same_as_hudi_rs(spark, path)
+    (clustering,) = table.maintenance.cluster()   # layout 2: `<t>.clustering.requested`, then a replacecommit
+    assert (path / ".hoodie" / "timeline" / f"{clustering.time}.clustering.requested").exists()
+    assert clustering.completion_time and (path / ".hoodie" / "timeline" / (
+        f"{clustering.time}_{clustering.completion_time}.replacecommit")).exists()
+    _same_as_hudi_rs(spark, path)
     pyhudi.write(data.limit(3), path, {**options, "hoodie.datasource.write.operation": "insert_overwrite"})
     _same_as_hudi_rs(spark, path)
     pyhudi.write(fresh, path, {**options, "hoodie.datasource.write.operation": "bulk_insert"})

@@ -150,22 +150,39 @@ def test_bad_index_on_existing_table_leaves_it_unchanged(spark, tmp_path):
     assert rows(pyhudi.read(spark, str(path)), DATA) == [(1, "a", 1, "x")]
 
 
-def test_clustering_refused_and_table_unchanged(spark, tmp_path):
-    """Not built yet: clustering a virtual-key table is refused before anything is planned (it failed with a
-    misleading bloom-filter RecordKeyError before)."""
-    import hashlib
+@pytest.mark.parametrize("version", ["6", "8"])
+def test_clustering_keeps_the_rows_and_the_virtual_key_layout(spark, tmp_path, version):
+    """Clustering a virtual-key table (Hudi's strategy reads the slices with keys computed from the data) rewrites
+    its small files into one sorted file per partition whose meta columns stay null and whose footer has no bloom
+    filter; the rows equal plain Spark's and hudi-rs's, and an upsert afterwards still finds its stored record."""
     path = tmp_path / "t"
-    for v in ("a", "b"):
-        pyhudi.write(spark.createDataFrame([(1 if v == "a" else 2, v, 1, "x")], SCHEMA), str(path), _options())
-
-    def digest():
-        return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in path.rglob("*") if p.is_file()}
-    before = digest()
-    for op in ("schedule", "scheduleAndExecute"):
-        with pytest.raises(ConfigError, match="hoodie.populate.meta.fields=false"):
-            pyhudi.cluster(spark, str(path), op=op)
-    assert digest() == before
+    opts = _options(**{"hoodie.write.table.version": version})
+    batches = [[(1, "a", 1, "x"), (2, "b", 1, "y")], [(3, "c", 1, "x"), (4, "d", 1, "y")], [(5, "e", 1, "x")]]
+    ref = None
+    for batch in batches:   # each insert a new small file group (no small-file bin packing across writes)
+        df = spark.createDataFrame(batch, SCHEMA)
+        pyhudi.write(df, str(path), {**opts, "hoodie.datasource.write.operation": "bulk_insert"})
+        ref = df if ref is None else ref.unionByName(df)
+    files_before = _base_files(path)
+    cluster_options = {**opts, "hoodie.clustering.plan.strategy.sort.columns": "v"}
+    (clustering,) = pyhudi.Table(spark, str(path)).maintenance.cluster(options=cluster_options)
+    table = HudiTable.load(str(path))
+    assert table.properties.version == version
+    view = table.view()
+    latest = [s.base_file.path for s in view.latest_slices()]
+    assert len(latest) == 2 and all(clustering.time in name for name in latest)    # one file per partition
+    for file in latest:
+        values = pq.read_table(path / file)["v"].to_pylist()
+        assert values == sorted(values)
+    _assert_virtual_files(path)   # the clustered files and the replaced ones
+    assert rows(pyhudi.read(spark, str(path)), DATA) == rows(ref, DATA)
+    assert_same_rows_as_hudi_rs(spark, path, len(DATA))
+    assert len(files_before) == 5
+    # the index (keys computed from the data) finds records in the clustered files
+    pyhudi.write(spark.createDataFrame([(3, "c2", 2, "x")], SCHEMA), str(path), opts)
+    ref = _reference_upsert(ref, spark.createDataFrame([(3, "c2", 2, "x")], SCHEMA), ["id"])
+    assert rows(pyhudi.read(spark, str(path)), DATA) == rows(ref, DATA)
+    assert_same_rows_as_hudi_rs(spark, path, len(DATA))
 
 
 def test_sql_mor_with_virtual_keys_refused_at_create(spark, tmp_path):

@@ -33,15 +33,6 @@ def _commit_guard(table: HudiTable, raw: dict) -> Callable[[], ContextManager] |
     return lambda: table_lock(table.storage, raw)
 
 
-def _refuse_virtual_keys(table: HudiTable) -> None:
-    """Not built yet: clustering a table whose base files hold no record keys (hoodie.populate.meta.fields=false)
-    needs the group's partition and keys computed from the data, as the writer does (writer/virtual_keys.py)."""
-    if not table.properties.populate_meta_fields:
-        raise ConfigError(f"table {table.name} uses {C.POPULATE_META_FIELDS.key}=false (virtual keys), which pyhudi "
-                          "cannot cluster yet (Hudi can); nothing was planned or written. Leave its layout as it "
-                          "is, or rewrite the table with meta fields (the default) to cluster it")
-
-
 def _refuse_bucket_index(table: HudiTable, options: dict | None) -> None:
     """As Hudi ("Clustering is not supported for simple bucket index"): a simple BUCKET table's file groups are its
     buckets, found by hashing the key; clustering would regroup them under other file ids and every later write
@@ -57,7 +48,6 @@ def schedule_clustering(spark: SparkSession, path: str, options: dict | None = N
     """Plan a clustering of the table at `path`; returns its instant time, or None when no file slice qualifies."""
     table = HudiTable.load(str(path))
     table.check_writable("cluster")
-    _refuse_virtual_keys(table)
     _refuse_bucket_index(table, options)
     opts = ClusteringOptions.of(options)
     with table_service_guard(table, options):
@@ -77,7 +67,6 @@ def cluster(spark: SparkSession, path: str, op: str = "scheduleAndExecute", inst
         raise ConfigError(f"clustering op {op!r} is not one of schedule, execute, scheduleAndExecute")
     table = HudiTable.load(str(path))
     table.check_writable("cluster")
-    _refuse_virtual_keys(table)
     raw = C.normalize_options(options or {})
     _refuse_bucket_index(table, raw)
     opts = ClusteringOptions.of(raw)

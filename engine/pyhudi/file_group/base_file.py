@@ -19,7 +19,8 @@ from pyhudi.file_group.bloom_filter import (FOOTER_BLOOM_KEY, FOOTER_MAX_KEY, FO
 from pyhudi.errors import CorruptFileError
 from pyhudi.file_group.footer_scan import find_entries, footer_bytes
 from pyhudi.file_group.parquet_settings import encoding
-from pyhudi.schema.meta_fields import FILE_NAME, META_FIELDS, UNIQUE_META_FIELDS
+from pyhudi.schema.meta_fields import (COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY,
+                                       UNIQUE_META_FIELDS)
 from pyhudi.storage import Storage
 
 # Meta columns whose values are unique per file: a dictionary never pays for them (parquet-mr, Hudi's writer,
@@ -109,6 +110,20 @@ def with_file_name(records: pa.Table, file_name: str) -> pa.Table:
     index = records.schema.get_field_index(FILE_NAME)
     return records.set_column(index, records.schema.field(index),
                               pa.repeat(pa.scalar(file_name, pa.string()), records.num_rows))
+
+
+# meta columns Hudi leaves null in a base file of a table without meta fields (virtual keys)
+NULL_META = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH)
+
+
+def blank_meta(records: pa.Table, file_name: str) -> pa.Table:
+    """The meta columns of a virtual-key base file (hoodie.populate.meta.fields=false): null, except
+    `_hoodie_file_name`, as Java's write handles leave them (the fixture cow_v6_simplekeygen_hivestyle_no_metafields)."""
+    n = records.num_rows
+    for name in NULL_META:
+        records = records.set_column(records.schema.get_field_index(name), pa.field(name, pa.string()),
+                                     pa.nulls(n, pa.string()))
+    return with_file_name(records, file_name)
 
 
 def write_base_file(storage: Storage, relative_path: str, records: pa.Table, bloom: BloomSettings | None,

@@ -25,11 +25,10 @@ from pyspark.sql import DataFrame
 from pyhudi.commit.markers import create_marker
 from pyhudi.commit.metadata import STATS_DDL, WriteStat, write_stat
 from pyhudi.commit.spark_jobs import collect_or_raise, reserve_sequence, task_token
-from pyhudi.file_group.base_file import encoded_record_size, write_base_file
+from pyhudi.file_group.base_file import blank_meta, encoded_record_size, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.sorted_runs import run_bounds
 from pyhudi.testing import crash_point, task_failure_point
-from pyhudi.writer import virtual_keys
 from pyhudi.writer.file_writer import PARTITION_PATH, RECORD_KEY, WriteContext, footer_bloom, stats_table, stamp_meta
 
 if TYPE_CHECKING:
@@ -131,7 +130,7 @@ def write_bulk_files(ctx: WriteContext, batches: Iterator[pa.RecordBatch], group
         relative = partition_file(partition, name)
         stamped = stamp_meta(table, ctx, name, partition_id, reserve_sequence(token, table.num_rows))
         if ctx.virtual_keys is not None:
-            stamped = virtual_keys.blank_meta(stamped, name)
+            stamped = blank_meta(stamped, name)
         create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
         out = write_base_file(ctx.storage, relative, stamped, footer_bloom(ctx), ctx.compression, ctx.avro_schema_json,
                               ctx.unique_columns)

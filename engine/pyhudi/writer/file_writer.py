@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from pyhudi.commit.markers import create_marker
 from pyhudi.commit.metadata import STATS_SCHEMA
 from pyhudi.commit.spark_jobs import reserve_sequence, task_token
-from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile,
+from pyhudi.file_group.base_file import (META_COLUMNS, BloomSettings, PreviousFilter, WrittenFile, blank_meta,
                                          read_base_file_and_footer, with_file_name, write_base_file)
 from pyhudi.file_group.naming import base_file_name, partition_file
 from pyhudi.index.virtual import with_keys
@@ -24,7 +24,6 @@ from pyhudi.merge import (concat_file_group, delete_mask, event_time_range, keep
                           payload_of)
 from pyhudi.storage import Storage
 from pyhudi.testing import crash_point, task_failure_point
-from pyhudi.writer import virtual_keys
 
 # Staging columns the driver adds to incoming rows.
 FILE_ID_COLUMN = "_pyhudi_file_id"
@@ -166,7 +165,7 @@ def write_file_group(ctx: WriteContext, incoming: pa.Table) -> pa.Table:
     written = stamp_meta(result.written.sort_by(RECORD_KEY), ctx, name, partition_id, first)
     table = pa.concat_tables([with_file_name(result.kept, name), written]) if result.kept is not None else written
     if ctx.virtual_keys is not None:
-        table = virtual_keys.blank_meta(table, name)
+        table = blank_meta(table, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "MERGE" if existing else "CREATE")
     out = write_base_file(ctx.storage, relative, table, footer_bloom(ctx), ctx.compression, ctx.avro_schema_json,
                           ctx.unique_columns, previous)

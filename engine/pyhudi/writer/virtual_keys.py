@@ -15,20 +15,15 @@ Hudi's rules, checked before anything is written:
 - copy-on-write only in pyhudi: Hudi's merge-on-read virtual keys (SimpleKeyGenerator only) need the log records
   keyed from data fields, which pyhudi's log writer and reader do not do;
 - a record key is required (generated keys cannot be recomputed from the data).
+The base files' meta columns are `pyhudi.file_group.base_file.blank_meta`'s (clustering writes them too).
 """
 
 from __future__ import annotations
 
-import pyarrow as pa
-
 from pyhudi import config as C
 from pyhudi.errors import ConfigError
 from pyhudi.keygen import COMPLEX, NON_PARTITION, SIMPLE, TYPE_TO_CLASS
-from pyhudi.file_group.base_file import with_file_name
-from pyhudi.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, PARTITION_PATH, RECORD_KEY
 
-# meta columns Hudi leaves null in a virtual-key base file
-NULL_META = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH)
 ALLOWED_KEYGENS = tuple(TYPE_TO_CLASS[t] for t in (SIMPLE, COMPLEX, NON_PARTITION))
 ALLOWED_INDEXES = ("SIMPLE", "GLOBAL_SIMPLE")
 FIX = f"set {C.POPULATE_META_FIELDS.key}=true (the default) to keep Hudi's meta columns"
@@ -58,11 +53,3 @@ def check(table_name: str, keygen, table_type: str, index_type: str) -> None:
                           f"writes no bloom filter or key range into their base files); use "
                           f"{C.INDEX_TYPE.key}=SIMPLE or GLOBAL_SIMPLE, or {FIX}")
 
-
-def blank_meta(records: pa.Table, file_name: str) -> pa.Table:
-    """The meta columns of a virtual-key base file: null, except `_hoodie_file_name`."""
-    n = records.num_rows
-    for name in NULL_META:
-        records = records.set_column(records.schema.get_field_index(name), pa.field(name, pa.string()),
-                                     pa.nulls(n, pa.string()))
-    return with_file_name(records, file_name)

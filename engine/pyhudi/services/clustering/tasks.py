@@ -3,7 +3,8 @@
 clustering group and sorts by (group, sort columns, record key), and each writer task cuts its sorted run into
 new base files of the clustering instant: a new file at every group change and every `records_per_file` records.
 Records keep `_hoodie_commit_time`, `_hoodie_commit_seqno`, key and partition (Hudi's clustering preserves commit
-metadata); `_hoodie_file_name` names the new file. The driver sees one stats row per written file only."""
+metadata); `_hoodie_file_name` names the new file. A table without meta fields (virtual keys, copy-on-write only)
+keeps them null and gets no bloom filter, as its writes do. The driver sees one stats row per written file only."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pyarrow as pa
 from pyhudi.commit.markers import create_marker
 from pyhudi.commit.metadata import STATS_DDL, STATS_SCHEMA, WriteStat, write_stat
 from pyhudi.commit.spark_jobs import task_token
-from pyhudi.file_group.base_file import BloomSettings, with_file_name, write_base_file
+from pyhudi.file_group.base_file import BloomSettings, blank_meta, with_file_name, write_base_file
 from pyhudi.file_group.naming import base_file_name, new_file_id, partition_file
 from pyhudi.services.clustering.plan import ClusteringPlan
 from pyhudi.spark.jvm import one_row_per_task
@@ -40,10 +41,12 @@ class ClusterContext:
     committed_before: str | None
     ordering_field: str | None
     payload_class: str
-    bloom: BloomSettings
+    bloom: BloomSettings | None       # None: a table without meta fields (virtual keys) has no footer filter
     compression: str
     avro_schema_json: str | None
     records_per_file: int
+    group_partitions: tuple[str, ...]  # each clustering group's partition (a group never spans two)
+    virtual_keys: bool = False        # hoodie.populate.meta.fields=false: meta columns stay null
 
 
 def records_frame(spark, plan: ClusteringPlan, ctx: ClusterContext):
@@ -81,7 +84,7 @@ def write_clustered(ctx: ClusterContext, batches: Iterator[pa.RecordBatch]) -> I
     token, _ = task_token()
     stats: list[dict] = []
     pending: list[pa.Table] = []
-    state = {"group": None, "rows": 0}
+    state: dict = {"group": None, "rows": 0}
 
     def flush() -> None:
         if not pending:
@@ -89,7 +92,7 @@ def write_clustered(ctx: ClusterContext, batches: Iterator[pa.RecordBatch]) -> I
         table = pa.concat_tables(pending)
         pending.clear()
         state["rows"] = 0
-        stats.append(_write_file(ctx, table, token))
+        stats.append(_write_file(ctx, table, token, ctx.group_partitions[state["group"]]))
 
     for batch in batches:
         table = pa.Table.from_batches([batch])
@@ -114,9 +117,8 @@ def write_clustered(ctx: ClusterContext, batches: Iterator[pa.RecordBatch]) -> I
         yield from pa.Table.from_pylist(stats, schema=STATS_SCHEMA).to_batches()
 
 
-def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:
+def _write_file(ctx: ClusterContext, records: pa.Table, token: str, partition: str) -> dict:
     """One new file group: the records in storage types, meta columns kept but the file name."""
-    partition = records[MF.PARTITION_PATH][0].as_py() or ""
     file_id = new_file_id()
     name = base_file_name(file_id, token, ctx.instant_time)
     relative = partition_file(partition, name)
@@ -127,7 +129,8 @@ def _write_file(ctx: ClusterContext, records: pa.Table, token: str) -> dict:
             continue
         column = records[fld.name]
         columns.append(column if column.type == fld.type else column.cast(fld.type))
-    table = with_file_name(pa.Table.from_arrays(columns, schema=ctx.schema), name)
+    table = pa.Table.from_arrays(columns, schema=ctx.schema)
+    table = blank_meta(table, name) if ctx.virtual_keys else with_file_name(table, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
     out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
     crash_point("clustering.executor.after_file")
