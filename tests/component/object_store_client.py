@@ -8,7 +8,9 @@ from the process that starts Spark. Prints one JSON object: the rows read at eac
 With `spark-conf`, the endpoint and credentials are taken out of the environment and given to the session as
 Spark's S3A settings (spark.hadoop.fs.s3a.*) instead, as a cluster's configuration gives them. `s3a-connector` does
 the same and puts Hadoop's S3A connector on Spark's classpath (the jars in $PYHUDI_S3A_JARS), so that Spark's own
-parquet scan reads the base files at s3a://, as on a cluster.
+parquet scan reads the base files at s3a://, as on a cluster. `s3a-bucket` gives the endpoint and keys as S3A's
+per-bucket settings of the table's bucket (spark.hadoop.fs.s3a.bucket.<bucket>.*), with shared ones that point
+nowhere: only the bucket's own settings reach the server.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def main() -> None:
     import pyhudi
 
     conf = {}
-    if sys.argv[4:] in (["spark-conf"], ["s3a-connector"]):
+    mode = sys.argv[4] if len(sys.argv) > 4 else "env"
+    if mode in ("spark-conf", "s3a-connector", "s3a-bucket"):
         conf = {"spark.hadoop.fs.s3a.endpoint": os.environ.pop("AWS_ENDPOINT_URL").split("://", 1)[1],
                 "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
                 # a local server is addressed path-style, as MinIO is: S3A's default (false) is virtual-hosted
@@ -43,15 +46,23 @@ def main() -> None:
                 "spark.hadoop.fs.s3a.secret.key": os.environ.pop("AWS_SECRET_ACCESS_KEY"),
                 "spark.hadoop.fs.s3a.endpoint.region": os.environ.pop("AWS_REGION")}
         os.environ.pop("AWS_ALLOW_HTTP", None)
-    if sys.argv[4:] == ["s3a-connector"]:
+    if mode == "s3a-bucket":   # the bucket's own endpoint and keys; the shared ones lead nowhere
+        bucket = sys.argv[1].split("://", 1)[1].split("/", 1)[0]
+        for option in ("endpoint", "access.key", "secret.key"):
+            conf[f"spark.hadoop.fs.s3a.bucket.{bucket}.{option}"] = conf[f"spark.hadoop.fs.s3a.{option}"]
+        conf.update({"spark.hadoop.fs.s3a.endpoint": "127.0.0.1:9", "spark.hadoop.fs.s3a.access.key": "nobody",
+                     "spark.hadoop.fs.s3a.secret.key": "nothing"})
+    if mode == "s3a-connector":
         conf.update(S3A_CONNECTOR)
         conf["spark.jars"] = ",".join(str(jar) for jar in sorted(Path(os.environ["PYHUDI_S3A_JARS"]).glob("*.jar")))
     spark = pyhudi.session(master="local[2]", hive=False, **conf)
-    if sys.argv[4:] == ["s3a-connector"]:   # Spark's own scan reads the table, not pyhudi's fallback in tasks
+    if mode == "s3a-connector":   # Spark's own scan reads the table, not pyhudi's fallback in tasks
         from pyhudi.spark.jvm import hadoop_serves
         assert hadoop_serves(spark, sys.argv[1]), "Spark's S3A connector is not serving " + sys.argv[1]
     if conf:   # the executors get them too, through Spark's executor environment
         assert spark.conf.get("spark.executorEnv.AWS_ENDPOINT_URL").startswith("http://"), "no executor env"
+    if mode == "s3a-bucket":
+        assert bucket in spark.conf.get("spark.executorEnv.PYHUDI_S3A_BUCKET_SETTINGS"), "no bucket settings"
     out = scenario(spark, sys.argv[1], sys.argv[2], sys.argv[3])
     spark.stop()
     print(json.dumps(out), flush=True)

@@ -144,9 +144,11 @@ def _same_as_on_disk(spark, tmp_path, uri: str, hudi_rs_uri: str, table_type: st
 _LONG_ONLY = [] if LONG else [pytest.mark.skip(reason="PYHUDI_LONG_TESTS=1 (CI: merge-on-read, version 8)")]
 
 
-# settings: where the client takes the endpoint and credentials from (the AWS environment, or Spark's S3A settings)
+# settings: where the client takes the endpoint and credentials from (the AWS environment, Spark's S3A settings, or
+# S3A's per-bucket settings of the table's bucket beside shared ones that lead nowhere)
 @pytest.mark.parametrize("table_type,version,settings", [
-    ("MERGE_ON_READ", "8", "spark-conf"), pytest.param("COPY_ON_WRITE", "8", "env", marks=_LONG_ONLY),
+    ("MERGE_ON_READ", "8", "s3a-bucket"), pytest.param("COPY_ON_WRITE", "9", "spark-conf", marks=_LONG_ONLY),
+    pytest.param("COPY_ON_WRITE", "8", "env", marks=_LONG_ONLY),
     pytest.param("MERGE_ON_READ", "6", "env", marks=_LONG_ONLY)])
 def test_engine_on_s3_gives_the_rows_it_gives_on_a_local_disk(spark, s3_env, tmp_path, table_type, version,
                                                                settings):

@@ -66,3 +66,44 @@ def test_anonymous_and_virtual_hosted_s3_filesystems(monkeypatch):
         assert root == "public-bucket/t"
     finally:
         object_store._root.cache_clear()
+
+
+def test_per_bucket_s3a_settings_override_the_shared_ones_for_that_bucket_only(monkeypatch):
+    """S3A's fs.s3a.bucket.<bucket>.<option> overrides fs.s3a.<option> for that bucket (a bucket name may hold
+    dots); options the bucket does not set are the shared ones. Both of pyhudi's clients of the bucket get them."""
+    from pyhudi.storage import object_store
+
+    conf = {"spark.hadoop.fs.s3a.endpoint": "http://shared:9000", "spark.hadoop.fs.s3a.access.key": "shared",
+            "spark.hadoop.fs.s3a.secret.key": "shared-secret", "spark.hadoop.fs.s3a.path.style.access": "true",
+            "spark.hadoop.fs.s3a.bucket.logs.eu.endpoint": "minio-eu:9000",
+            "spark.hadoop.fs.s3a.bucket.logs.eu.connection.ssl.enabled": "false",
+            "spark.hadoop.fs.s3a.bucket.logs.eu.access.key": "eu", "spark.hadoop.fs.s3a.bucket.logs.eu.secret.key": "s",
+            "spark.hadoop.fs.s3a.bucket.public.aws.credentials.provider":
+                "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"}
+    env = object_store.environment_from_spark_conf(conf)
+    assert env["AWS_ENDPOINT_URL"] == "http://shared:9000" and env["AWS_ACCESS_KEY_ID"] == "shared"
+    for key in list(object_store.S3A_ENVIRONMENT.values()) + ["AWS_SKIP_SIGNATURE", "AWS_ENDPOINT_URL_S3"]:
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    eu = object_store.bucket_environment("logs.eu")
+    assert (eu["AWS_ENDPOINT_URL"], eu["AWS_ACCESS_KEY_ID"], eu["AWS_SECRET_ACCESS_KEY"]) == \
+        ("http://minio-eu:9000", "eu", "s")
+    assert eu["AWS_VIRTUAL_HOSTED_STYLE_REQUEST"] == "false" and eu["AWS_SKIP_SIGNATURE"] == "false"  # shared style
+    public = object_store.bucket_environment("public")
+    assert public["AWS_SKIP_SIGNATURE"] == "true" and public["AWS_ENDPOINT_URL"] == "http://shared:9000"
+    assert object_store.bucket_environment("logs") is object_store.os.environ   # not a prefix match of logs.eu
+    object_store._root.cache_clear()
+    object_store._bucket_store.cache_clear()
+    try:
+        fs, _ = object_store.filesystem("s3a://logs.eu/t")
+        settings = fs.__reduce__()[1][0]
+        assert (settings["endpoint_override"], settings["scheme"], settings["access_key"]) == \
+            ("minio-eu:9000", "http", "eu")
+        store, _ = object_store._store("s3a://logs.eu/t/.hoodie/x")
+        assert (store.config["endpoint"], store.config["access_key_id"]) == ("http://minio-eu:9000", "eu")
+        shared, _ = object_store._store("s3a://other/t/.hoodie/x")
+        assert "endpoint" not in shared.config     # obstore reads the shared ones from the environment
+    finally:
+        object_store._root.cache_clear()
+        object_store._bucket_store.cache_clear()

@@ -15,11 +15,12 @@ machine's role; on a cluster the executors need the same environment (``spark.ex
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import uuid
 from functools import lru_cache
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow.fs as pafs
@@ -34,37 +35,68 @@ if TYPE_CHECKING:
 SCHEMES = {"s3": "s3", "s3a": "s3", "s3n": "s3", "gs": "gs", "gcs": "gs", "abfs": "abfs", "abfss": "abfs"}
 
 
-# Spark's settings of Hadoop's S3A connector -> the environment variable the AWS SDKs (pyarrow, obstore) read.
-S3A_ENVIRONMENT = {"spark.hadoop.fs.s3a.endpoint": "AWS_ENDPOINT_URL",
-                   "spark.hadoop.fs.s3a.access.key": "AWS_ACCESS_KEY_ID",
-                   "spark.hadoop.fs.s3a.secret.key": "AWS_SECRET_ACCESS_KEY",
-                   "spark.hadoop.fs.s3a.session.token": "AWS_SESSION_TOKEN",
-                   "spark.hadoop.fs.s3a.endpoint.region": "AWS_REGION"}
-PATH_STYLE = "spark.hadoop.fs.s3a.path.style.access"
-CREDENTIALS_PROVIDER = "spark.hadoop.fs.s3a.aws.credentials.provider"
+# Hadoop's S3A options (Spark: spark.hadoop.fs.s3a.<option>) -> the environment variable the AWS SDKs (pyarrow,
+# obstore) read.
+S3A = "spark.hadoop.fs.s3a."
+S3A_ENVIRONMENT = {"endpoint": "AWS_ENDPOINT_URL", "access.key": "AWS_ACCESS_KEY_ID",
+                   "secret.key": "AWS_SECRET_ACCESS_KEY", "session.token": "AWS_SESSION_TOKEN",
+                   "endpoint.region": "AWS_REGION"}
+PATH_STYLE = "path.style.access"
+SSL = "connection.ssl.enabled"
+CREDENTIALS_PROVIDER = "aws.credentials.provider"
 ANONYMOUS_PROVIDER = "AnonymousAWSCredentialsProvider"   # org.apache.hadoop.fs.s3a's
+S3A_OPTIONS = (*S3A_ENVIRONMENT, PATH_STYLE, SSL, CREDENTIALS_PROVIDER)
+# S3A's per-bucket options (fs.s3a.bucket.<bucket>.<option>, which override fs.s3a.<option> for that bucket) travel
+# to the executors as JSON in this variable, with the options they override: {"<bucket>.<option>" or "<option>": value}
+BUCKET_SETTINGS = "PYHUDI_S3A_BUCKET_SETTINGS"
 
 
 def environment_from_spark_conf(conf: Mapping[str, str]) -> dict[str, str]:
     """The AWS environment that gives pyhudi's own I/O the S3 endpoint and credentials a session's
-    ``spark.hadoop.fs.s3a.*`` settings give Spark's scan. An endpoint without a scheme is https, or http when
-    ``fs.s3a.connection.ssl.enabled`` is false (then AWS_ALLOW_HTTP too, which Rust clients such as hudi-rs need).
-    Buckets are addressed as S3A addresses them at that endpoint: path-style when ``fs.s3a.path.style.access`` is
-    true, else virtual-hosted (S3A's default). S3A's AnonymousAWSCredentialsProvider is unsigned requests
-    (AWS_SKIP_SIGNATURE); its other providers are the AWS default chain, which both clients already follow."""
-    env = {name: str(conf[key]) for key, name in S3A_ENVIRONMENT.items() if conf.get(key)}
+    ``spark.hadoop.fs.s3a.*`` settings give Spark's scan (see `_s3a_environment`). Per-bucket settings
+    (``fs.s3a.bucket.<bucket>.*``) go into BUCKET_SETTINGS, read when that bucket's clients are built."""
+    env = _s3a_environment(lambda option: conf.get(S3A + option))
+    per_bucket = {key[len(S3A + "bucket."):]: str(value) for key, value in conf.items()
+                  if key.startswith(S3A + "bucket.") and value is not None}
+    if per_bucket:
+        shared = {option: str(conf[S3A + option]) for option in S3A_OPTIONS if conf.get(S3A + option)}
+        env[BUCKET_SETTINGS] = json.dumps({**shared, **per_bucket}, sort_keys=True)
+    return env
+
+
+def _s3a_environment(option: Callable[[str], Any], complete: bool = False) -> dict[str, str]:
+    """The AWS environment of S3A's options (`option(name)`: its value or None). An endpoint without a scheme is
+    https, or http when ``fs.s3a.connection.ssl.enabled`` is false (then AWS_ALLOW_HTTP too, which Rust clients
+    such as hudi-rs need). Buckets are addressed as S3A addresses them at that endpoint: path-style when
+    ``fs.s3a.path.style.access`` is true, else virtual-hosted (S3A's default). S3A's
+    AnonymousAWSCredentialsProvider is unsigned requests (AWS_SKIP_SIGNATURE); its other providers are the AWS
+    default chain, which both clients already follow. `complete`: also say false where the options say nothing (a
+    bucket's environment replaces the process's)."""
+    env = {name: str(option(key)) for key, name in S3A_ENVIRONMENT.items() if option(key)}
     endpoint = env.get("AWS_ENDPOINT_URL")
     if endpoint and "://" not in endpoint:
-        ssl = str(conf.get("spark.hadoop.fs.s3a.connection.ssl.enabled", "true")).lower() != "false"
+        ssl = str(option(SSL) or "true").lower() != "false"
         endpoint = env["AWS_ENDPOINT_URL"] = f"{'https' if ssl else 'http'}://{endpoint}"
     if endpoint and endpoint.startswith("http://"):
         env["AWS_ALLOW_HTTP"] = "true"
-    if endpoint or conf.get(PATH_STYLE):
-        path_style = str(conf.get(PATH_STYLE, "false")).strip().lower() == "true"
+    if endpoint or option(PATH_STYLE) or complete:
+        path_style = str(option(PATH_STYLE) or "false").strip().lower() == "true"
         env["AWS_VIRTUAL_HOSTED_STYLE_REQUEST"] = "false" if path_style else "true"
-    if ANONYMOUS_PROVIDER in str(conf.get(CREDENTIALS_PROVIDER, "")):
-        env["AWS_SKIP_SIGNATURE"] = "true"
+    anonymous = ANONYMOUS_PROVIDER in str(option(CREDENTIALS_PROVIDER) or "")
+    if anonymous or complete:
+        env["AWS_SKIP_SIGNATURE"] = "true" if anonymous else "false"
     return env
+
+
+def bucket_environment(bucket: str) -> Mapping[str, str]:
+    """The AWS environment pyhudi's clients of `bucket` use: the process's, or, when S3A settings name the bucket
+    (fs.s3a.bucket.<bucket>.<option>), the environment of its options over the shared ones."""
+    settings = json.loads(os.environ.get(BUCKET_SETTINGS) or "{}")
+    own = {key[len(bucket) + 1:]: value for key, value in settings.items() if key.startswith(bucket + ".")
+           and key[len(bucket) + 1:] in S3A_OPTIONS}
+    if not own:
+        return os.environ
+    return {**os.environ, **_s3a_environment(lambda option: own.get(option) or settings.get(option), complete=True)}
 
 
 class ConditionalWriteError(PyHudiError):
@@ -100,28 +132,37 @@ def _root(scheme: str, authority: str) -> tuple[pafs.FileSystem, str]:
     """The filesystem of one bucket (container, host) and its root path, built once per process."""
     if scheme == "abfs":
         return _azure_root(authority)
-    if scheme == "s3" and (_env_true("AWS_SKIP_SIGNATURE") or _env_true("AWS_VIRTUAL_HOSTED_STYLE_REQUEST")):
-        return _s3_root(authority)
+    if scheme == "s3":
+        env = bucket_environment(authority)
+        if env is not os.environ or _env_true("AWS_SKIP_SIGNATURE") or _env_true("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"):
+            return _s3_root(authority, env)
     return pafs.FileSystem.from_uri(f"{scheme}://{authority}/")
 
 
-def _s3_root(bucket: str) -> tuple[pafs.FileSystem, str]:
-    """pyarrow's S3FileSystem built from the environment for what an s3:// URI cannot tell it and obstore reads
-    from the environment: unsigned requests (AWS_SKIP_SIGNATURE) and virtual-hosted addressing at a custom
-    endpoint (AWS_VIRTUAL_HOSTED_STYLE_REQUEST; pyarrow addresses buckets path-style there otherwise)."""
-    env = os.environ
+def _s3_root(bucket: str, env: Mapping[str, str]) -> tuple[pafs.FileSystem, str]:
+    """pyarrow's S3FileSystem built from `env` for what an s3:// URI cannot tell it and obstore reads from the
+    environment: unsigned requests (AWS_SKIP_SIGNATURE), virtual-hosted addressing at a custom endpoint
+    (AWS_VIRTUAL_HOSTED_STYLE_REQUEST; pyarrow addresses buckets path-style there otherwise), and a bucket's own
+    endpoint and keys (`bucket_environment`)."""
     endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or ""
     web, _, host = endpoint.partition("://") if "://" in endpoint else ("https", "", endpoint)
     region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or (
         "us-east-1" if host else pafs.resolve_s3_region(bucket))
-    fs = pafs.S3FileSystem(anonymous=_env_true("AWS_SKIP_SIGNATURE"),
-                           force_virtual_addressing=_env_true("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"), region=region,
-                           endpoint_override=host.rstrip("/") or None, scheme=web)
+    anonymous = _true(env.get("AWS_SKIP_SIGNATURE"))
+    keys = {} if anonymous or not env.get("AWS_ACCESS_KEY_ID") else {
+        "access_key": env.get("AWS_ACCESS_KEY_ID"), "secret_key": env.get("AWS_SECRET_ACCESS_KEY"),
+        "session_token": env.get("AWS_SESSION_TOKEN")}
+    fs = pafs.S3FileSystem(anonymous=anonymous, force_virtual_addressing=_true(env.get("AWS_VIRTUAL_HOSTED_STYLE_REQUEST")),
+                           region=region, endpoint_override=host.rstrip("/") or None, scheme=web, **keys)
     return fs, f"{bucket}/"
 
 
+def _true(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("true", "1")
+
+
 def _env_true(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("true", "1")
+    return _true(os.environ.get(name))
 
 
 # The Azure environment obstore reads (object_store's AzureConfigKey names), given to pyarrow's AzureFileSystem
@@ -310,7 +351,12 @@ def _bucket_store(scheme: str, authority: str) -> ObjectStore:
         raise ConfigError(
             "tables on object stores need obstore for their atomic commits: pip install 'dbt-pyhudi[object-store]' "
             "(on a cluster, on the executors too)") from error
-    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or ""
+    env = bucket_environment(authority) if scheme == "s3" else os.environ
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or ""
     emulator = scheme == "abfs" and _azure_emulator()
     options: Any = {"allow_http": True} if emulator or (scheme == "s3" and endpoint.startswith("http://")) else None
-    return from_url(f"{scheme}://{authority}", client_options=options)
+    config = None if env is os.environ else {   # a bucket's own S3A settings (obstore reads the rest from os.environ)
+        name: env[name] for name in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                     "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_VIRTUAL_HOSTED_STYLE_REQUEST",
+                                     "AWS_SKIP_SIGNATURE") if env.get(name)}
+    return from_url(f"{scheme}://{authority}", config=config, client_options=options)
