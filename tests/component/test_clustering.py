@@ -297,14 +297,19 @@ def test_inline_clustering_after_max_commits(spark, tmp_path):
     assert scheduled is not None and not HudiTable.load(str(path)).timeline().find(scheduled).is_completed
 
 
-def test_sql_run_and_show_clustering(spark):
-    t = "clu_sql"
+@pytest.mark.parametrize("version", ["6", "9"])
+def test_sql_run_and_show_clustering(spark, version):
+    """On Hudi 1.x tables a clustering plan is a `clustering` instant until it completes as a replacecommit."""
+    t = f"clu_sql_v{version}"
     spark.sql(f"DROP TABLE IF EXISTS {t}")
     pyhudi.sql(spark, f"""CREATE TABLE {t} (id INT, fare DOUBLE, ts BIGINT, city STRING) USING hudi
         PARTITIONED BY (city) TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts',
-                                             hoodie.parquet.small.file.limit = '0')""")
+                                             hoodie.parquet.small.file.limit = '0',
+                                             'hoodie.write.table.version' = '{version}')""")
     for i in range(3):
         pyhudi.sql(spark, f"INSERT INTO {t} VALUES ({i}, {10.0 - i}, 1, 'a'), ({i + 10}, {i}.5, 1, 'b')")
+    from pyhudi.sqlext.query import Resolver
+    assert HudiTable.load(Resolver(spark).entry_by_name(t).location).properties.version == version
     before = sorted(tuple(r) for r in pyhudi.sql(spark, f"SELECT id, fare, city FROM {t}").collect())
     out = pyhudi.sql(spark, f"CALL run_clustering(table => '{t}', op => 'schedule', predicate => \"city = 'a'\", "
                             "show_involved_partition => true)")
