@@ -355,7 +355,7 @@ def _bucket_store(scheme: str, authority: str) -> ObjectStore:
     endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or ""
     emulator = scheme == "abfs" and _azure_emulator()
     options: Any = {"allow_http": True} if emulator or (scheme == "s3" and endpoint.startswith("http://")) else None
-    config = None if env is os.environ else {   # a bucket's own S3A settings (obstore reads the rest from os.environ)
+    config: Any = None if env is os.environ else {   # a bucket's own S3A settings (obstore reads the rest from os.environ)
         name: env[name] for name in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
                                      "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_VIRTUAL_HOSTED_STYLE_REQUEST",
                                      "AWS_SKIP_SIGNATURE") if env.get(name)}
