@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from pyspark.sql import DataFrame
 
-from pyhudi.spark.progress import wait_for_running_tasks
+from pyhudi.commit.spark_jobs import wait_for_failed_job
 from pyhudi.storage import Storage
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def overwrite_local(spark: SparkSession, storage: Storage, write_new: Callable[[
     try:
         result = write_new(staging)
     except BaseException:
-        wait_for_running_tasks(spark)   # the failed job's other tasks may still be writing into the staging
+        wait_for_failed_job(spark, staging)   # the failed job's other tasks may still be writing into it
         shutil.rmtree(staging, ignore_errors=True)
         raise
     retired = staging.replace("pyhudi-overwrite-", "pyhudi-replaced-")

@@ -1,10 +1,11 @@
 """Spark jobs of the actions: on the driver, collect a job's (small) result rows, turning a PyHudiError raised
-inside an executor back into the same error; in a task, the write token that names this attempt's files and the
-record sequence numbers its files take."""
+inside an executor back into the same error, and wait out a failed job's last tasks; in a task, the write token that
+names this attempt's files and the record sequence numbers its files take."""
 
 from __future__ import annotations
 
 import threading
+import time
 
 from pyspark.sql import DataFrame
 
@@ -37,6 +38,33 @@ def collect_or_raise(df: DataFrame) -> list:
 
 
 _MISSING_ON_EXECUTORS = "No module named 'pyhudi'"
+
+
+def wait_for_failed_job(spark, folder: str, timeout_s: float = 60.0, quiet_s: float = 2.0) -> None:
+    """Before deleting `folder`, which a failed job was writing into: wait (at most `timeout_s`) until the job's
+    other tasks are done, as Spark kills them asynchronously and one can still write a file after the action
+    raised. A classic session asks Spark's status tracker; Spark Connect has none, so there the folder must stay
+    unchanged (no file added, grown or removed) for `quiet_s` seconds."""
+    from pyhudi.spark.jvm import is_connect
+    from pyhudi.spark.progress import wait_for_running_tasks
+
+    if not is_connect(spark):
+        wait_for_running_tasks(spark, timeout_s)
+        return
+    from pyhudi.storage import Storage
+
+    storage = Storage(folder)
+
+    def files() -> list:
+        return sorted((info.path, info.size, info.mtime_ns) for info in storage.list_files("", recursive=True))
+
+    deadline = time.monotonic() + timeout_s
+    seen, unchanged_since = files(), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - unchanged_since < quiet_s:
+        time.sleep(0.2)
+        now = files()
+        if now != seen:
+            seen, unchanged_since = now, time.monotonic()
 
 
 def task_token() -> tuple[str, int]:

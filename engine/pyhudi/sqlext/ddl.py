@@ -316,8 +316,8 @@ def _replace(spark: SparkSession, existing: catalog.CatalogEntry, path: str, man
     try:
         _build(spark, draft, staging, resolved, data_schema, options, query_df)
     except BaseException:
-        from pyhudi.spark.progress import wait_for_running_tasks
-        wait_for_running_tasks(spark)     # the failed query's other tasks may still be writing into the staging
+        from pyhudi.commit.spark_jobs import wait_for_failed_job
+        wait_for_failed_job(spark, staging)   # the failed query's other tasks may still be writing into it
         _remove_folder(staging)
         raise
     from pyhudi.table import HudiTable
