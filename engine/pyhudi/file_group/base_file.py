@@ -118,7 +118,7 @@ NULL_META = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH)
 
 def blank_meta(records: pa.Table, file_name: str) -> pa.Table:
     """The meta columns of a virtual-key base file (hoodie.populate.meta.fields=false): null, except
-    `_hoodie_file_name`, as Java's write handles leave them (the fixture cow_v6_simplekeygen_hivestyle_no_metafields)."""
+    `_hoodie_file_name`, as Java's write handles leave them (fixture cow_v6_simplekeygen_hivestyle_no_metafields)."""
     n = records.num_rows
     for name in NULL_META:
         records = records.set_column(records.schema.get_field_index(name), pa.field(name, pa.string()),

@@ -107,9 +107,10 @@ def stored_as_numbers(table: HudiTable, timeline: Timeline, schema: pa.Schema) -
 def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConfig, schema: pa.Schema) -> ScanPlan:
     """Rows committed in (begin, end]: the latest slices (as of end) of the file groups the commits in range
     wrote, filtered by commit time (on Hudi 1.x tables the commits that completed in range: `_completed_in`).
-    Archived commits in range are read from the LSM history (layout 2, as Hudi 1.x does). As Hudi's IncrementalRelation, when the range reaches archived instants of a layout 1 table or a
-    file those commits wrote is gone (cleaned), only a full table scan filtered by commit time is complete:
-    done under hoodie.datasource.read.incr.fallback.fulltablescan.enable, refused otherwise."""
+    Archived commits in range are read from the LSM history (layout 2, as Hudi 1.x does). As Hudi's
+    IncrementalRelation, when the range reaches archived instants of a layout 1 table or a file those commits
+    wrote is gone (cleaned), only a full table scan filtered by commit time is complete: done under
+    hoodie.datasource.read.incr.fallback.fulltablescan.enable, refused otherwise."""
     if not table.properties.populate_meta_fields:   # as Hudi's IncrementalRelation
         raise ConfigError(f"incremental queries are not supported on table {table.name}: it was written with "
                           f"{C.POPULATE_META_FIELDS.key}=false (virtual keys), so its records carry no commit "

@@ -152,8 +152,9 @@ def _s3_root(bucket: str, env: Mapping[str, str]) -> tuple[pafs.FileSystem, str]
     keys = {} if anonymous or not env.get("AWS_ACCESS_KEY_ID") else {
         "access_key": env.get("AWS_ACCESS_KEY_ID"), "secret_key": env.get("AWS_SECRET_ACCESS_KEY"),
         "session_token": env.get("AWS_SESSION_TOKEN")}
-    fs = pafs.S3FileSystem(anonymous=anonymous, force_virtual_addressing=_true(env.get("AWS_VIRTUAL_HOSTED_STYLE_REQUEST")),
-                           region=region, endpoint_override=host.rstrip("/") or None, scheme=web, **keys)
+    virtual = _true(env.get("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"))
+    fs = pafs.S3FileSystem(anonymous=anonymous, force_virtual_addressing=virtual, region=region,
+                           endpoint_override=host.rstrip("/") or None, scheme=web, **keys)
     return fs, f"{bucket}/"
 
 
@@ -355,7 +356,8 @@ def _bucket_store(scheme: str, authority: str) -> ObjectStore:
     endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or ""
     emulator = scheme == "abfs" and _azure_emulator()
     options: Any = {"allow_http": True} if emulator or (scheme == "s3" and endpoint.startswith("http://")) else None
-    config: Any = None if env is os.environ else {   # a bucket's own S3A settings (obstore reads the rest from os.environ)
+    # a bucket's own S3A settings; obstore reads the rest from os.environ
+    config: Any = None if env is os.environ else {
         name: env[name] for name in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
                                      "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_VIRTUAL_HOSTED_STYLE_REQUEST",
                                      "AWS_SKIP_SIGNATURE") if env.get(name)}
