@@ -128,8 +128,9 @@ def _plan_incremental(table: HudiTable, timeline: Timeline, config: C.HoodieConf
     if timeline.layout.version == 2:
         writes = _completed_in(completed, begin, end)
         commit_times = frozenset(w.time for w in writes)
-        earlier = [w.time for w in completed if writes and w.time < writes[0].time]
-        begin, end = (earlier[-1] if earlier else "000"), (writes[-1].time if writes else begin)
+        if writes:   # the range of requested times holding them (the rows are kept by commit_times)
+            begin = max((w.time for w in completed if w.time < writes[0].time), default="000")
+        end = writes[-1].time if writes else begin
     else:
         writes = [i for i in completed if i.time > begin and (end is None or i.time <= end)]
         end = end or (writes[-1].time if writes else begin)

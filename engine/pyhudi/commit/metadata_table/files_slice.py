@@ -7,9 +7,8 @@ completed too, or that was archived after it completed (in the data table's hist
 timeline: Java archives only what its metadata table has compacted, and undoes the metadata delta commit of what it
 rolls back). Cleans and commits are archived apart, so an archived instant can be younger than an active clean.
 The metadata table's own initialising instants have no data instant and are trusted as they are (Java's metadata
-reader does the same). Log files belong
-to the slice of the latest completed base file whose instant is before their delta commit's completion (Hudi 1.x
-slices by completion time).
+reader does the same). Log files belong to the slice of the latest completed base file whose instant is before their
+delta commit's completion (Hudi 1.x slices by completion time).
 """
 
 from __future__ import annotations

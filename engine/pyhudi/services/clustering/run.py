@@ -154,16 +154,15 @@ def _context(table: HudiTable, timeline: Timeline, t: str, plan: ClusteringPlan,
     payload = (table.properties.get(C.COMPACTION_PAYLOAD_CLASS.key) or opts.raw.get(C.PAYLOAD_CLASS.key)
                or C.PAYLOAD_CLASS.default)
     per_file = max(1, opts.target_file_max_bytes // _average_record_size(timeline))
-    virtual_keys = not table.properties.populate_meta_fields
     ctx = ClusterContext(
         storage=table.storage, instant_time=t, schema=schema,
         visible_instants=frozenset(i.time for i in timeline.completed_writes() if i.time < t),
         committed_before=view.timeline_start, ordering_field=ordering, payload_class=payload,
         bloom=BloomSettings(cfg.get(C.BLOOM_FILTER_TYPE), cfg.get(C.BLOOM_NUM_ENTRIES), cfg.get(C.BLOOM_FPP),
-                            cfg.get(C.BLOOM_DYNAMIC_MAX_ENTRIES)) if not virtual_keys else None,
+                            cfg.get(C.BLOOM_DYNAMIC_MAX_ENTRIES)),
         compression=cfg.get(C.PARQUET_COMPRESSION), avro_schema_json=avro_json(with_meta_fields_avro(avro)),
         records_per_file=per_file, group_partitions=tuple(g.partition_path for g in plan.groups),
-        virtual_keys=virtual_keys)
+        virtual_keys=not table.properties.populate_meta_fields)
     return ctx, schema_json, sort_columns
 
 

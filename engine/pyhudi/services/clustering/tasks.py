@@ -41,12 +41,12 @@ class ClusterContext:
     committed_before: str | None
     ordering_field: str | None
     payload_class: str
-    bloom: BloomSettings | None       # None: a table without meta fields (virtual keys) has no footer filter
+    bloom: BloomSettings
     compression: str
     avro_schema_json: str | None
     records_per_file: int
     group_partitions: tuple[str, ...]  # each clustering group's partition (a group never spans two)
-    virtual_keys: bool = False        # hoodie.populate.meta.fields=false: meta columns stay null
+    virtual_keys: bool = False        # hoodie.populate.meta.fields=false: meta columns stay null, no footer filter
 
 
 def records_frame(spark, plan: ClusteringPlan, ctx: ClusterContext):
@@ -132,7 +132,8 @@ def _write_file(ctx: ClusterContext, records: pa.Table, token: str, partition: s
     table = pa.Table.from_arrays(columns, schema=ctx.schema)
     table = blank_meta(table, name) if ctx.virtual_keys else with_file_name(table, name)
     create_marker(ctx.storage, ctx.instant_time, relative, "CREATE")
-    out = write_base_file(ctx.storage, relative, table, ctx.bloom, ctx.compression, ctx.avro_schema_json)
+    out = write_base_file(ctx.storage, relative, table, None if ctx.virtual_keys else ctx.bloom, ctx.compression,
+                          ctx.avro_schema_json)
     crash_point("clustering.executor.after_file")
     task_failure_point("clustering.executor.after_file")
     return {"partition_path": partition, "file_id": file_id, "path": out.path, "prev_commit": "null",
